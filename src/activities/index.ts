@@ -1,0 +1,22 @@
+import { createModelActivities, type ModelDeps } from './model.js';
+import { createToolActivities, type WorkspaceShell } from './tools/index.js';
+import { createWorkspaceActivities, type WorkspaceDeps } from './workspace.js';
+
+export interface ActivityDeps extends ModelDeps, WorkspaceDeps {
+  shell: WorkspaceShell;
+}
+
+/**
+ * Every activity codeloop registers, built from injected dependencies: only `worker.ts` builds real clients, and
+ * tests pass real ones pointed at loopback fakes.
+ */
+export function createActivities(deps: ActivityDeps) {
+  return {
+    ...createModelActivities(deps),
+    ...createWorkspaceActivities(deps),
+    ...createToolActivities(deps),
+  };
+}
+
+export type { WorkspaceBinding } from './workspace.js';
+export type { ToolOutcome, ToolCall, WorkspaceShell } from './tools/index.js';

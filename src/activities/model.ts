@@ -1,0 +1,93 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import { ApplicationFailure } from '@temporalio/common';
+import { Context } from '@temporalio/activity';
+import type { ContentBlock, Message, ModelRequest, ModelTurn } from '../shared/conversation.js';
+import { ErrorType } from '../shared/errors.js';
+import { toolDefinitions } from '../shared/tools.js';
+import { toModelFailure } from './model-errors.js';
+
+export interface ModelDeps {
+  /** Builds a client from the worker's environment, or `undefined` when `ANTHROPIC_API_KEY` is missing. */
+  createModelClient(): Anthropic | undefined;
+  /** Used when the task names no model: the worker's `CODELOOP_MODEL` or codeloop's default. */
+  defaultModel: string;
+  hostId: string;
+}
+
+const EPHEMERAL = { type: 'ephemeral' } as const;
+const HEARTBEAT_EVERY_MS = 5_000;
+
+/** The model activity: one streamed Messages API call per assistant turn. */
+export function createModelActivities(deps: ModelDeps) {
+  return {
+    async callModel(request: ModelRequest): Promise<ModelTurn> {
+      const client = deps.createModelClient();
+      if (!client) {
+        throw ApplicationFailure.nonRetryable(
+          `ANTHROPIC_API_KEY is not set on worker ${deps.hostId}: set it in the worker's environment and restart the worker`,
+          ErrorType.MissingApiKey,
+        );
+      }
+      const context = Context.current();
+      // Heartbeat on a timer as well as per event: a large prompt can take a while before its first byte.
+      const timer = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
+      try {
+        const stream = client.messages.stream(toApiRequest(request, deps.defaultModel), { signal: context.cancellationSignal });
+        stream.on('streamEvent', () => context.heartbeat());
+        const message = await stream.finalMessage();
+        return toModelTurn(message);
+      } catch (error) {
+        throw toModelFailure(error, deps.hostId);
+      } finally {
+        clearInterval(timer);
+      }
+    },
+  };
+}
+
+/**
+ * Cache breakpoints go on the stable prefix, in the order the API reads it: the tools, then the system prompt,
+ * then the conversation so far (its last block). Each request therefore reads back everything the previous one wrote.
+ */
+export function toApiRequest(request: ModelRequest, defaultModel: string): Anthropic.MessageCreateParamsNonStreaming {
+  const tools = request.toolSet === 'none' ? [] : toolDefinitions();
+  return {
+    model: request.model ?? defaultModel,
+    max_tokens: request.maxTokens,
+    system: [{ type: 'text', text: request.system, cache_control: EPHEMERAL }],
+    messages: withConversationBreakpoint(request.messages) as Anthropic.MessageParam[],
+    ...(tools.length
+      ? { tools: tools.map((tool, index) => (index === tools.length - 1 ? { ...tool, cache_control: EPHEMERAL } : tool)) }
+      : {}),
+  };
+}
+
+function withConversationBreakpoint(messages: Message[]): unknown[] {
+  return messages.map((message, index) => {
+    if (index !== messages.length - 1) return message;
+    const content = message.content.map((block, blockIndex) =>
+      blockIndex === message.content.length - 1 ? { ...block, cache_control: EPHEMERAL } : block,
+    );
+    return { ...message, content };
+  });
+}
+
+function toModelTurn(message: Anthropic.Message): ModelTurn {
+  const content: ContentBlock[] = [];
+  for (const block of message.content) {
+    if (block.type === 'text') content.push({ type: 'text', text: block.text });
+    else if (block.type === 'tool_use') content.push({ type: 'tool_use', id: block.id, name: block.name, input: block.input });
+  }
+  const usage = message.usage;
+  return {
+    content,
+    stopReason: message.stop_reason,
+    model: message.model,
+    usage: {
+      inputTokens: usage.input_tokens,
+      outputTokens: usage.output_tokens,
+      cacheReadTokens: usage.cache_read_input_tokens ?? 0,
+      cacheWriteTokens: usage.cache_creation_input_tokens ?? 0,
+    },
+  };
+}

@@ -1,0 +1,58 @@
+import { readFile, realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { ApplicationFailure } from '@temporalio/common';
+import { ErrorType } from '../shared/errors.js';
+import type { ProjectContext } from '../shared/prompt.js';
+import { truncateEnd } from '../shared/truncate.js';
+import { detectTechStack } from './tech-stack.js';
+import { listFiles } from './tools/list-files.js';
+
+export interface WorkspaceDeps {
+  hostId: string;
+  /** This worker's own task queue, `<queue>@<host-id>`, where workspace activities must run. */
+  hostQueue: string;
+}
+
+export interface WorkspaceBinding {
+  hostId: string;
+  hostQueue: string;
+  /** The workspace's real path on that host. */
+  workspace: string;
+}
+
+const INSTRUCTION_FILES = ['AGENTS.md', 'CLAUDE.md'];
+const INSTRUCTIONS_CHARS = 8_000;
+const TREE_ENTRIES = 150;
+
+/** Activities about the workspace itself rather than one tool call. */
+export function createWorkspaceActivities(deps: WorkspaceDeps) {
+  return {
+    /**
+     * Runs on the shared queue; whichever worker takes it holds the workspace from then on. Returns that worker's
+     * own queue, so every tool activity of the task lands on the host with the checkout.
+     */
+    async bindWorkspace(workspace: string): Promise<WorkspaceBinding> {
+      const info = await stat(workspace).catch(() => undefined);
+      if (!info?.isDirectory()) {
+        throw ApplicationFailure.nonRetryable(
+          `workspace ${workspace} does not exist on worker ${deps.hostId}; create it, or run a worker on the host that has it`,
+          ErrorType.WorkspaceUnavailable,
+        );
+      }
+      return { hostId: deps.hostId, hostQueue: deps.hostQueue, workspace: await realpath(workspace) };
+    },
+
+    /** The project layer of the system prompt: the workspace's own instructions, its stack and its shape. */
+    async describeWorkspace(workspace: string): Promise<ProjectContext> {
+      const instructions: ProjectContext['instructions'] = [];
+      for (const name of INSTRUCTION_FILES) {
+        const content = await readFile(path.join(workspace, name), 'utf8').catch(() => undefined);
+        if (content?.trim()) instructions.push({ file: name, content: truncateEnd(content.trim(), INSTRUCTIONS_CHARS) });
+      }
+      const entries = await listFiles(workspace, '**/*', 3);
+      const shown = entries.slice(0, TREE_ENTRIES);
+      const fileTree = entries.length > TREE_ENTRIES ? [...shown, `… ${entries.length - TREE_ENTRIES} more`] : shown;
+      return { instructions, techStack: detectTechStack(workspace), fileTree: fileTree.join('\n') };
+    },
+  };
+}

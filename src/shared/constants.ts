@@ -1,0 +1,38 @@
+/**
+ * Names and limits that form codeloop's public contract or come from elsewhere. Where a number is borrowed,
+ * the comment says from where.
+ */
+
+/** Default task queue; `CODELOOP_TASK_QUEUE` overrides it. */
+export const DEFAULT_TASK_QUEUE = 'codeloop';
+
+/** Keyword search attributes codeloop keeps current, so the Web UI and visibility queries can filter runs. */
+export const SEARCH_ATTRIBUTES = {
+  status: 'CodeloopStatus',
+  phase: 'CodeloopPhase',
+  batchId: 'CodeloopBatchId',
+} as const;
+
+/** Default model when neither the task nor `CODELOOP_MODEL` names one. */
+export const DEFAULT_MODEL = 'claude-sonnet-4-5';
+
+/** Iteration budget: 30 by default; CodeFRAME scales it by complexity between 15 and 100. */
+export const DEFAULT_MAX_ITERATIONS = 30;
+
+/** The PRD is cut to this many characters in the task layer of the system prompt. */
+export const PRD_PROMPT_CHARS = 5_000;
+
+/** Command output longer than this keeps its first and last half. */
+export const COMMAND_OUTPUT_CHARS = 4_000;
+
+/** Lint output appended to a tool result is capped here. */
+export const LINT_OUTPUT_CHARS = 2_000;
+
+/** Search/replace fuzzy threshold: CodeFRAME's 0.85 similarity, and the match must be unique. */
+export const FUZZY_THRESHOLD = 0.85;
+
+/** `read_file` of a long file without a range shows the head and tail only. */
+export const READ_FILE = { longFileLines: 500, headLines: 200, tailLines: 50 } as const;
+
+/** `run_command` timeouts, in seconds. */
+export const COMMAND_TIMEOUT = { defaultSeconds: 60, maxSeconds: 300 } as const;

@@ -1,0 +1,68 @@
+/**
+ * The conversation as the Messages API sees it. It lives in workflow state, so these are plain JSON shapes
+ * (no SDK classes) that serialise into history as they are.
+ */
+
+export interface TextBlock {
+  type: 'text';
+  text: string;
+}
+
+export interface ToolUseBlock {
+  type: 'tool_use';
+  id: string;
+  name: string;
+  input: unknown;
+}
+
+export interface ToolResultBlock {
+  type: 'tool_result';
+  tool_use_id: string;
+  content: string;
+  is_error?: boolean;
+}
+
+export type ContentBlock = TextBlock | ToolUseBlock | ToolResultBlock;
+
+export interface Message {
+  role: 'user' | 'assistant';
+  content: ContentBlock[];
+}
+
+/** Token counts the API reports; cache reads and writes are billed differently, so they are kept apart. */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+}
+
+export const emptyUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });
+
+export function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
+    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
+  };
+}
+
+/** What the model activity is asked. Tools are named by set, not sent, to keep each request small in history. */
+export interface ModelRequest {
+  /** Unset means the worker's `CODELOOP_MODEL`, or codeloop's default. */
+  model?: string;
+  system: string;
+  messages: Message[];
+  maxTokens: number;
+  /** Summarisation calls send no tools. */
+  toolSet?: 'agent' | 'none';
+}
+
+/** One assistant turn, as the workflow stores it. */
+export interface ModelTurn {
+  content: ContentBlock[];
+  stopReason: string | null;
+  usage: Usage;
+  model: string;
+}

@@ -1,0 +1,65 @@
+import { PRD_PROMPT_CHARS } from './constants.js';
+import type { TaskInput } from './task-input.js';
+import { truncateEnd } from './truncate.js';
+
+/** What the worker found in the workspace: the project layer of the system prompt. */
+export interface ProjectContext {
+  instructions: { file: string; content: string }[];
+  techStack: string[];
+  fileTree: string;
+}
+
+/** A question a human already answered; it stays in the prompt across continue-as-new and re-runs. */
+export interface AnsweredQuestion {
+  question: string;
+  answer: string;
+}
+
+const BASE_RULES = `You are codeloop, an autonomous coding agent. You work inside one workspace through tools, one step at a time.
+
+Rules:
+- Explore before you change: list and read the files that matter, search for the names you will touch.
+- Change existing files with edit_file, using search blocks copied exactly from read_file output (without line numbers). Use create_file only for new files.
+- Never rewrite a config file (package.json, pyproject.toml, tsconfig.json and the like) whole; make targeted edits, and only when the task needs them.
+- Keep changes small and focused on the task. Follow the project's own conventions and instructions.
+- Prove your work: run the tests (run_tests) and fix what fails before you finish.
+- Calls that only read (read_file, list_files, search_codebase) may be made several at once.
+- If you need something only a human has (unclear requirements, access, credentials, an external service), call raise_blocker with one clear question. Decide small things (names, structure) yourself.
+- When the task is done, reply without any tool call: a short summary of what you changed and how you verified it.`;
+
+/**
+ * The layered system prompt: base rules, then the project (its own AGENTS.md / CLAUDE.md, stack and file tree),
+ * then the task. It is built once per run and kept byte-identical, so the prompt cache keeps hitting.
+ */
+export function buildSystemPrompt(task: TaskInput, project: ProjectContext, answered: AnsweredQuestion[] = []): string {
+  const sections = [BASE_RULES, projectLayer(project), taskLayer(task, answered)];
+  return sections.join('\n\n');
+}
+
+function projectLayer(project: ProjectContext): string {
+  const parts = ['# Project'];
+  for (const { file, content } of project.instructions) parts.push(`## Instructions from ${file}\n${content}`);
+  parts.push(`## Tech stack\n${project.techStack.length ? project.techStack.join(', ') : 'not detected (empty or new project)'}`);
+  parts.push(`## Files (up to 3 levels)\n${project.fileTree || '(the workspace is empty)'}`);
+  return parts.join('\n\n');
+}
+
+function taskLayer(task: TaskInput, answered: AnsweredQuestion[]): string {
+  const parts = ['# Task', `## ${task.title}`, task.description];
+  if (task.prd?.trim()) {
+    const prd = task.prd.trim();
+    const note = prd.length > PRD_PROMPT_CHARS ? ' (truncated; read the full document in the workspace if it is there)' : '';
+    parts.push(`## Requirements document${note}\n${truncateEnd(prd, PRD_PROMPT_CHARS)}`);
+  }
+  if (answered.length > 0) {
+    parts.push(
+      `## Questions already answered by a human\n${answered.map(({ question, answer }) => `Q: ${question}\nA: ${answer}`).join('\n\n')}`,
+    );
+  }
+  return parts.join('\n\n');
+}
+
+/** The first user message: the task itself is in the system prompt, so this only starts the work. */
+export function kickoffMessage(task: TaskInput): string {
+  return `Start the task "${task.title}". Explore the workspace, make the change, verify it, then reply with a summary.`;
+}

@@ -1,0 +1,38 @@
+import type { Usage } from './conversation.js';
+
+/** `CodeloopStatus` values. */
+export type TaskStatus = 'running' | 'blocked' | 'completed' | 'failed' | 'cancelled';
+
+/** `CodeloopPhase` values: what the agent is doing now. */
+export type TaskPhase = 'starting' | 'exploring' | 'creating' | 'editing' | 'testing' | 'verifying' | 'blocked' | 'done';
+
+/** The result of `agentTaskWorkflow`, also attached as details when the task fails. */
+export interface TaskResult {
+  status: 'completed' | 'failed';
+  /** Why it failed, e.g. `budget_exhausted`. */
+  reason?: string;
+  /** The model's final text, or what went wrong. */
+  summary: string;
+  iterations: number;
+  filesChanged: string[];
+  usage: Usage;
+  elapsedMs: number;
+  /** How many runs the chain took: 1 + the number of continue-as-new. */
+  runs: number;
+}
+
+/** What `getState` returns. */
+export interface TaskStateSnapshot {
+  title: string;
+  status: TaskStatus;
+  phase: TaskPhase;
+  iteration: number;
+  maxIterations: number;
+  usage: Usage;
+  filesChanged: string[];
+  lastStep?: string;
+  hostId?: string;
+  runs: number;
+  startedAt: string;
+  result?: TaskResult;
+}

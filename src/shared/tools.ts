@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import { COMMAND_TIMEOUT } from './constants.js';
+
+/**
+ * The tools the model sees, exactly as the seed design names them. Each zod schema is the single source of truth:
+ * it produces the API's `input_schema` and validates what the model sends back.
+ */
+export const toolInputSchemas = {
+  read_file: z.object({
+    path: z.string().min(1).describe('File path relative to the workspace root'),
+    start_line: z.number().int().min(1).optional().describe('First line to show (1-based)'),
+    end_line: z.number().int().min(1).optional().describe('Last line to show (inclusive)'),
+  }),
+  edit_file: z.object({
+    path: z.string().min(1).describe('File path relative to the workspace root'),
+    edits: z
+      .array(
+        z.object({
+          search: z.string().min(1).describe('Exact lines currently in the file; must match one place only'),
+          replace: z.string().describe('Lines to put in their place'),
+        }),
+      )
+      .min(1)
+      .describe('Applied in order; all apply or none do'),
+  }),
+  create_file: z.object({
+    path: z.string().min(1).describe('New file path relative to the workspace root'),
+    content: z.string().describe('Full content of the new file'),
+  }),
+  search_codebase: z.object({
+    pattern: z.string().min(1).describe('JavaScript regular expression searched line by line'),
+    file_glob: z.string().optional().describe('Limit the search to files matching this glob, e.g. "src/**/*.ts"'),
+    max_results: z.number().int().min(1).max(200).default(20).describe('Maximum matching lines to return'),
+  }),
+  list_files: z.object({
+    path: z.string().optional().describe('Directory relative to the workspace root (default: the root)'),
+    pattern: z.string().optional().describe('Only list files matching this glob'),
+    max_depth: z.number().int().min(1).max(10).default(3).describe('How many directory levels to descend'),
+  }),
+  run_command: z.object({
+    command: z.string().min(1).describe('Shell command, run in the workspace root'),
+    timeout: z
+      .number()
+      .min(1)
+      .max(COMMAND_TIMEOUT.maxSeconds)
+      .default(COMMAND_TIMEOUT.defaultSeconds)
+      .describe(`Seconds before the command is killed (max ${COMMAND_TIMEOUT.maxSeconds})`),
+  }),
+  run_tests: z.object({
+    test_path: z.string().optional().describe('A test file or directory; default: the whole suite'),
+    verbose: z.boolean().optional().describe('Full output instead of the first failure'),
+  }),
+  raise_blocker: z.object({
+    question: z.string().min(1).describe('What you need from a human, as one clear question'),
+    context: z.string().optional().describe('What you tried and why you cannot decide alone'),
+  }),
+} as const;
+
+export type ToolName = keyof typeof toolInputSchemas;
+export type ToolInput<N extends ToolName> = z.output<(typeof toolInputSchemas)[N]>;
+
+const descriptions: Record<ToolName, string> = {
+  read_file:
+    'Read a file with line numbers. Files over 500 lines show the first 200 and last 50 unless you give a range.',
+  edit_file:
+    'Edit a file with search/replace blocks. Each search block must match exactly one place; copy it from read_file output without the line numbers. Returns a unified diff, or the nearest lines when a block does not match.',
+  create_file: 'Create a new file. Fails if the file exists: use edit_file for existing files.',
+  search_codebase: 'Search file contents with a regular expression. Skips binary files and files over 1 MB.',
+  list_files: 'List files under a directory, skipping .git, node_modules and build output.',
+  run_command:
+    'Run a shell command in the workspace root. Output over 4,000 characters keeps the first and last 2,000.',
+  run_tests: "Run the project's tests (npm test or pytest). Without verbose, shows the first failing test.",
+  raise_blocker:
+    'Ask a human a question you cannot answer yourself: unclear requirements, missing access or credentials, an external service. The task waits for the answer, which comes back as this tool result.',
+};
+
+/** Tools that touch nothing: calls to them in one turn may run at the same time. */
+export const CONCURRENT_TOOLS: ReadonlySet<ToolName> = new Set(['read_file', 'list_files', 'search_codebase', 'raise_blocker']);
+
+export function isToolName(name: string): name is ToolName {
+  return Object.hasOwn(toolInputSchemas, name);
+}
+
+export interface ToolDefinition {
+  name: ToolName;
+  description: string;
+  input_schema: { type: 'object'; [key: string]: unknown };
+}
+
+/** The `tools` array of a Messages API request. `input_schema` must be an object schema; the tests hold it to that. */
+export function toolDefinitions(): ToolDefinition[] {
+  return (Object.keys(toolInputSchemas) as ToolName[]).map((name) => {
+    const { $schema: _ignored, ...schema } = z.toJSONSchema(toolInputSchemas[name], { io: 'input' }) as Record<string, unknown>;
+    if (schema.type !== 'object') throw new Error(`tool ${name}: input schema must be an object`);
+    return { name, description: descriptions[name], input_schema: schema as ToolDefinition['input_schema'] };
+  });
+}

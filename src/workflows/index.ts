@@ -1,0 +1,1 @@
+export { agentTaskWorkflow } from './agent-task.js';

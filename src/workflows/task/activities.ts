@@ -1,0 +1,44 @@
+import { ActivityCancellationType, proxyActivities } from '@temporalio/workflow';
+import type { createActivities } from '../../activities/index.js';
+import { NON_RETRYABLE_MODEL_ERRORS } from '../../shared/errors.js';
+
+type Activities = ReturnType<typeof createActivities>;
+
+/**
+ * Model calls run on any worker. The SDK's retries are off, so this policy is the only one: the activity maps
+ * 429/529/5xx to retryable failures carrying `retry-after`, and everything listed here fails at once.
+ */
+export const modelActivities = proxyActivities<Activities>({
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: {
+    initialInterval: '2 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '2 minutes',
+    maximumAttempts: 12,
+    nonRetryableErrorTypes: NON_RETRYABLE_MODEL_ERRORS,
+  },
+});
+
+/** Runs once on the shared queue to find the host that holds the workspace. */
+export const bindingActivities = proxyActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  retry: { maximumAttempts: 5 },
+});
+
+/**
+ * File tools: quick, and safe to retry because writes are atomic and edits idempotent. The call site adds the
+ * host's own task queue and a summary.
+ */
+export const fileActivities = proxyActivities<Activities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '1 second', maximumAttempts: 5 },
+});
+
+/** Commands heartbeat while they run and are killed with their process group when cancelled. */
+export const commandActivities = proxyActivities<Activities>({
+  startToCloseTimeout: '6 minutes',
+  heartbeatTimeout: '20 seconds',
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  retry: { initialInterval: '2 seconds', maximumAttempts: 3 },
+});

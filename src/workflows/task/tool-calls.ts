@@ -1,0 +1,99 @@
+import { ActivityFailure, isCancellation } from '@temporalio/workflow';
+import type { ToolOutcome } from '../../activities/index.js';
+import type { ToolResultBlock, ToolUseBlock } from '../../shared/conversation.js';
+import { CONCURRENT_TOOLS, isToolName, toolInputSchemas, type ToolInput, type ToolName } from '../../shared/tools.js';
+import { describeIssues } from '../../shared/validation.js';
+import { commandActivities, fileActivities } from './activities.js';
+import { summarizeToolCall } from './summaries.js';
+
+/** Where a task's tools run: its workspace, on the host whose own queue is `hostQueue`. */
+export interface ToolTarget {
+  workspace: string;
+  hostQueue: string;
+}
+
+/** Tools the workflow answers itself rather than through a workspace activity. */
+export type WorkflowToolHandler = (call: ToolUseBlock, input: ToolInput<'raise_blocker'>) => Promise<ToolOutcome>;
+
+export interface ExecutedCall {
+  call: ToolUseBlock;
+  name?: ToolName;
+  input?: unknown;
+  /** The one-line summary of the step, as the Web UI shows it. */
+  summary: string;
+  outcome: ToolOutcome;
+}
+
+type Executor = (target: ToolTarget, input: any, summary: string) => Promise<ToolOutcome>;
+
+const onHost = (target: ToolTarget, summary: string) => ({ taskQueue: target.hostQueue, summary });
+
+const executors: Record<Exclude<ToolName, 'raise_blocker'>, Executor> = {
+  read_file: (target, input, summary) => fileActivities.readFile.executeWithOptions(onHost(target, summary), [{ workspace: target.workspace, input }]),
+  list_files: (target, input, summary) => fileActivities.listFiles.executeWithOptions(onHost(target, summary), [{ workspace: target.workspace, input }]),
+  search_codebase: (target, input, summary) =>
+    fileActivities.searchCodebase.executeWithOptions(onHost(target, summary), [{ workspace: target.workspace, input }]),
+  create_file: (target, input, summary) => fileActivities.createFile.executeWithOptions(onHost(target, summary), [{ workspace: target.workspace, input }]),
+  edit_file: (target, input, summary) => fileActivities.editFile.executeWithOptions(onHost(target, summary), [{ workspace: target.workspace, input }]),
+  run_command: (target, input: ToolInput<'run_command'>, summary) =>
+    commandActivities.runCommand.executeWithOptions(
+      { ...onHost(target, summary), startToCloseTimeout: `${input.timeout + 60} seconds` },
+      [{ workspace: target.workspace, input }],
+    ),
+  run_tests: (target, input, summary) => commandActivities.runTests.executeWithOptions(onHost(target, summary), [{ workspace: target.workspace, input }]),
+};
+
+/**
+ * Runs one assistant turn's tool calls and returns a result for every one, in order. Consecutive calls that only
+ * read (or ask a human) run at the same time; anything that writes or runs runs alone, in the order given.
+ */
+export async function executeToolCalls(calls: ToolUseBlock[], target: ToolTarget, askHuman: WorkflowToolHandler): Promise<ExecutedCall[]> {
+  const executed: ExecutedCall[] = [];
+  let index = 0;
+  while (index < calls.length) {
+    let end = index + 1;
+    if (isConcurrent(calls[index])) while (end < calls.length && isConcurrent(calls[end])) end += 1;
+    executed.push(...(await Promise.all(calls.slice(index, end).map((call) => executeToolCall(call, target, askHuman)))));
+    index = end;
+  }
+  return executed;
+}
+
+function isConcurrent(call: ToolUseBlock): boolean {
+  return isToolName(call.name) && CONCURRENT_TOOLS.has(call.name);
+}
+
+async function executeToolCall(call: ToolUseBlock, target: ToolTarget, askHuman: WorkflowToolHandler): Promise<ExecutedCall> {
+  if (!isToolName(call.name)) {
+    const known = Object.keys(toolInputSchemas).join(', ');
+    const outcome = { content: `unknown tool ${call.name}; the tools are: ${known}`, isError: true };
+    return { call, summary: `unknown tool ${call.name}`, outcome };
+  }
+  const name = call.name;
+  const parsed = toolInputSchemas[name].safeParse(call.input);
+  if (!parsed.success) {
+    const outcome = { content: `invalid input for ${name}: ${describeIssues(parsed.error)}`, isError: true };
+    return { call, name, input: call.input, summary: `${name} (invalid input)`, outcome };
+  }
+  const input = parsed.data;
+  const summary = summarizeToolCall(name, input as never);
+  if (name === 'raise_blocker') return { call, name, input, summary, outcome: await askHuman(call, input as ToolInput<'raise_blocker'>) };
+  try {
+    return { call, name, input, summary, outcome: await executors[name](target, input, summary) };
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    // The activity failed after its retries: an infrastructure fault. The model hears about it and can go on.
+    const cause = error instanceof ActivityFailure ? (error.cause?.message ?? error.message) : String(error);
+    return { call, name, input, summary, outcome: { content: `${name} could not run on the worker: ${cause}`, isError: true } };
+  }
+}
+
+/** The user message blocks that answer a turn's tool calls. */
+export function toToolResults(executed: ExecutedCall[]): ToolResultBlock[] {
+  return executed.map(({ call, outcome }) => ({
+    type: 'tool_result',
+    tool_use_id: call.id,
+    content: outcome.content,
+    ...(outcome.isError ? { is_error: true } : {}),
+  }));
+}

@@ -1,0 +1,47 @@
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
+import { SEARCH_ATTRIBUTES } from '../../shared/constants.js';
+import type { TaskPhase, TaskStateSnapshot, TaskStatus } from '../../shared/task-state.js';
+
+export const statusKey = defineSearchAttributeKey(SEARCH_ATTRIBUTES.status, SearchAttributeType.KEYWORD);
+export const phaseKey = defineSearchAttributeKey(SEARCH_ATTRIBUTES.phase, SearchAttributeType.KEYWORD);
+
+/**
+ * Keeps `CodeloopStatus` / `CodeloopPhase` current for visibility queries, upserting only on change so history
+ * gains one event per transition and not per iteration.
+ */
+export class SearchAttributeTracker {
+  private status?: TaskStatus;
+  private phase?: TaskPhase;
+
+  update(status: TaskStatus, phase: TaskPhase): void {
+    if (status === this.status && phase === this.phase) return;
+    this.status = status;
+    this.phase = phase;
+    upsertSearchAttributes([
+      { key: statusKey, value: status },
+      { key: phaseKey, value: phase },
+    ]);
+  }
+}
+
+const formatCount = (value: number) => value.toLocaleString('en-US');
+
+/** The Web UI's "current details": a short markdown card of where the task stands. */
+export function renderCurrentDetails(state: TaskStateSnapshot, extra: string[] = []): string {
+  const usage = state.usage;
+  const lines = [
+    `**${state.title}**`,
+    `Status: **${state.status}** · phase: **${state.phase}** · iteration ${state.iteration}/${state.maxIterations}${state.runs > 1 ? ` · run ${state.runs}` : ''}`,
+    ...extra,
+    state.lastStep ? `Last step: \`${state.lastStep}\`` : undefined,
+    `Tokens: ${formatCount(usage.inputTokens)} in · ${formatCount(usage.outputTokens)} out · ${formatCount(usage.cacheReadTokens)} cache read · ${formatCount(usage.cacheWriteTokens)} cache write`,
+    state.filesChanged.length ? `Files changed: ${state.filesChanged.map((file) => `\`${file}\``).join(', ')}` : undefined,
+    state.result ? `Result: ${state.result.summary}` : undefined,
+  ];
+  return lines.filter((line): line is string => line !== undefined).join('\n\n');
+}
+
+export function publishCurrentDetails(state: TaskStateSnapshot, extra: string[] = []): void {
+  setCurrentDetails(renderCurrentDetails(state, extra));
+}

@@ -1,0 +1,281 @@
+import { createHash, randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A loopback server that speaks the Anthropic Messages API (JSON and SSE streaming), so the real
+ * `@anthropic-ai/sdk` can be driven through `ANTHROPIC_BASE_URL`. It serves scripted turns in order, checks that
+ * every `tool_use` is answered by a `tool_result`, simulates prompt caching from the request's bytes, and fails
+ * loudly when the script runs out.
+ */
+
+export interface ScriptedToolCall {
+  name: string;
+  input: unknown;
+  id?: string;
+}
+
+export interface ScriptedTurn {
+  text?: string;
+  toolCalls?: ScriptedToolCall[];
+  stopReason?: 'end_turn' | 'tool_use' | 'max_tokens';
+  /** Send `message_start`, then only pings for this long, then the rest: a model call that is "in flight". */
+  stallMs?: number;
+}
+
+export interface ScriptedError {
+  error: { status: number; type: string; message: string; retryAfterSeconds?: number; errorCode?: string };
+}
+
+export type ScriptedStep =
+  | ScriptedTurn
+  | ScriptedError
+  | ((request: RecordedRequest) => ScriptedTurn | ScriptedError | Promise<ScriptedTurn | ScriptedError>);
+
+export interface RecordedRequest {
+  body: MessagesBody;
+  apiKey: string | undefined;
+  stream: boolean;
+  at: number;
+}
+
+export interface MessagesBody {
+  model: string;
+  max_tokens: number;
+  system?: string | { type: 'text'; text: string; cache_control?: unknown }[];
+  messages: { role: 'user' | 'assistant'; content: string | Record<string, any>[] }[];
+  tools?: Record<string, any>[];
+  stream?: boolean;
+}
+
+export interface FakeMessagesApi {
+  url: string;
+  apiKey: string;
+  requests: RecordedRequest[];
+  /** Protocol violations and script exhaustion; a test's afterEach should expect it to be empty. */
+  problems: string[];
+  enqueue(...steps: ScriptedStep[]): void;
+  remaining(): number;
+  waitForRequests(count: number, timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const NO_MORE_RESPONSES = 'FakeModel: no more canned responses';
+
+export async function startFakeMessagesApi(options: { apiKey?: string; script?: ScriptedStep[] } = {}): Promise<FakeMessagesApi> {
+  const apiKey = options.apiKey ?? 'sk-fake-loopback-key';
+  const script: ScriptedStep[] = [...(options.script ?? [])];
+  const requests: RecordedRequest[] = [];
+  const problems: string[] = [];
+  const cache = new Set<string>();
+  const waiters: (() => void)[] = [];
+
+  const server = http.createServer(async (req, res) => {
+    try {
+      if (req.method !== 'POST' || !req.url?.startsWith('/v1/messages')) {
+        return sendError(res, { status: 404, type: 'not_found_error', message: `no route ${req.method} ${req.url}` });
+      }
+      const body = JSON.parse(await readBody(req)) as MessagesBody;
+      const presented = header(req, 'x-api-key') ?? header(req, 'authorization')?.replace(/^Bearer /, '');
+      const recorded: RecordedRequest = { body, apiKey: presented, stream: body.stream === true, at: Date.now() };
+      requests.push(recorded);
+      waiters.splice(0).forEach((wake) => wake());
+      if (recorded.apiKey !== apiKey) {
+        return sendError(res, { status: 401, type: 'authentication_error', message: 'invalid x-api-key' });
+      }
+      const violation = checkConversation(body);
+      if (violation) {
+        problems.push(violation);
+        return sendError(res, { status: 400, type: 'invalid_request_error', message: violation });
+      }
+      const step = script.shift();
+      if (!step) {
+        problems.push(NO_MORE_RESPONSES);
+        return sendError(res, { status: 400, type: 'invalid_request_error', message: NO_MORE_RESPONSES });
+      }
+      const outcome = typeof step === 'function' ? await step(recorded) : step;
+      if ('error' in outcome) return sendError(res, outcome.error);
+      const message = buildMessage(body, outcome, cacheUsage(body, cache));
+      if (recorded.stream) await streamMessage(res, message, outcome.stallMs ?? 0);
+      else sendJson(res, 200, message);
+    } catch (error) {
+      problems.push(`fake server error: ${String(error)}`);
+      if (!res.headersSent) sendError(res, { status: 500, type: 'api_error', message: String(error) });
+      else res.destroy();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    apiKey,
+    requests,
+    problems,
+    enqueue: (...steps) => script.push(...steps),
+    remaining: () => script.length,
+    async waitForRequests(count, timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (requests.length < count) {
+        if (Date.now() > deadline) throw new Error(`fake model saw ${requests.length} requests, expected ${count}`);
+        await new Promise<void>((resolve) => {
+          waiters.push(resolve);
+          setTimeout(resolve, 200);
+        });
+      }
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function header(req: http.IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+async function readBody(req: http.IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  res.writeHead(status, { 'content-type': 'application/json', 'request-id': `req_${randomUUID()}`, ...headers });
+  res.end(JSON.stringify(body));
+}
+
+function sendError(res: http.ServerResponse, error: ScriptedError['error']) {
+  const headers: Record<string, string> = { 'x-should-retry': 'false' };
+  if (error.retryAfterSeconds !== undefined) headers['retry-after'] = String(error.retryAfterSeconds);
+  const details = error.errorCode ? { error_code: error.errorCode } : undefined;
+  sendJson(res, error.status, { type: 'error', error: { type: error.type, message: error.message, details } }, headers);
+}
+
+/** Every assistant `tool_use` must be answered, id for id, by `tool_result`s in the next user message. */
+export function checkConversation(body: MessagesBody): string | undefined {
+  if (typeof body.model !== 'string' || typeof body.max_tokens !== 'number') return 'model and max_tokens are required';
+  const messages = body.messages;
+  if (!Array.isArray(messages) || messages.length === 0 || messages[0].role !== 'user') {
+    return 'messages must start with a user message';
+  }
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i];
+    if (i > 0 && messages[i - 1].role === message.role) return `messages.${i}: roles must alternate`;
+    const blocks = typeof message.content === 'string' ? [] : message.content;
+    if (typeof message.content !== 'string' && blocks.length === 0) return `messages.${i}: content is empty`;
+    const toolUses = blocks.filter((block) => block.type === 'tool_use').map((block) => block.id as string);
+    if (message.role !== 'assistant' || toolUses.length === 0) continue;
+    const next = messages[i + 1];
+    if (!next) return `messages.${i}: tool_use ids ${toolUses.join(', ')} have no tool_result`;
+    const answered = (typeof next.content === 'string' ? [] : next.content)
+      .filter((block) => block.type === 'tool_result')
+      .map((block) => block.tool_use_id as string);
+    const missing = toolUses.filter((id) => !answered.includes(id));
+    const extra = answered.filter((id) => !toolUses.includes(id));
+    if (missing.length || extra.length) {
+      return `messages.${i + 1}: tool_result ids do not match tool_use ids (missing: ${missing.join(', ') || 'none'}; unexpected: ${extra.join(', ') || 'none'})`;
+    }
+  }
+  return undefined;
+}
+
+const estimateTokens = (text: string) => Math.ceil(text.length / 4);
+
+interface CacheUsage {
+  input_tokens: number;
+  cache_read_input_tokens: number;
+  cache_creation_input_tokens: number;
+}
+
+/**
+ * Prompt caching as the API does it: a prefix cached at a `cache_control` breakpoint is read back by a later
+ * request whose bytes match up to one of its block boundaries.
+ */
+function cacheUsage(body: MessagesBody, cache: Set<string>): CacheUsage {
+  const segments: { text: string; breakpoint: boolean }[] = [];
+  for (const tool of body.tools ?? []) segments.push(segment(tool));
+  const system = typeof body.system === 'string' ? [{ type: 'text', text: body.system }] : (body.system ?? []);
+  for (const block of system) segments.push(segment(block));
+  for (const message of body.messages) {
+    const blocks = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+    for (const block of blocks) segments.push(segment({ role: message.role, ...block }));
+  }
+  const hash = createHash('sha256');
+  let tokens = 0;
+  let read = 0;
+  let lastBreakpointTokens = 0;
+  const written: string[] = [];
+  for (const { text, breakpoint } of segments) {
+    hash.update(text);
+    tokens += estimateTokens(text);
+    const key = hash.copy().digest('hex');
+    if (cache.has(key)) read = tokens;
+    if (breakpoint) {
+      lastBreakpointTokens = tokens;
+      written.push(key);
+    }
+  }
+  written.forEach((key) => cache.add(key));
+  const creation = Math.max(0, lastBreakpointTokens - read);
+  return { input_tokens: tokens - read - creation, cache_read_input_tokens: read, cache_creation_input_tokens: creation };
+}
+
+function segment(block: Record<string, any>): { text: string; breakpoint: boolean } {
+  const { cache_control: cacheControl, ...rest } = block;
+  return { text: JSON.stringify(rest), breakpoint: cacheControl !== undefined };
+}
+
+function buildMessage(body: MessagesBody, turn: ScriptedTurn, usage: CacheUsage) {
+  const content: Record<string, unknown>[] = [];
+  if (turn.text) content.push({ type: 'text', text: turn.text });
+  for (const call of turn.toolCalls ?? []) {
+    content.push({ type: 'tool_use', id: call.id ?? `toolu_${randomUUID().replace(/-/g, '')}`, name: call.name, input: call.input });
+  }
+  const output = estimateTokens(JSON.stringify(content));
+  return {
+    id: `msg_${randomUUID().replace(/-/g, '')}`,
+    type: 'message',
+    role: 'assistant',
+    model: body.model,
+    content,
+    stop_reason: turn.stopReason ?? (turn.toolCalls?.length ? 'tool_use' : 'end_turn'),
+    stop_sequence: null,
+    usage: { ...usage, output_tokens: output },
+  };
+}
+
+async function streamMessage(res: http.ServerResponse, message: ReturnType<typeof buildMessage>, stallMs: number) {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': `req_${randomUUID()}` });
+  const send = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  send('message_start', {
+    type: 'message_start',
+    message: { ...message, content: [], stop_reason: null, usage: { ...message.usage, output_tokens: 1 } },
+  });
+  for (let waited = 0; waited < stallMs && !res.destroyed; waited += 500) {
+    send('ping', { type: 'ping' });
+    await new Promise((resolve) => setTimeout(resolve, Math.min(500, stallMs - waited)));
+  }
+  message.content.forEach((block, index) => {
+    if (block.type === 'text') {
+      send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
+      send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: block.text } });
+    } else {
+      send('content_block_start', { type: 'content_block_start', index, content_block: { ...block, input: {} } });
+      const json = JSON.stringify(block.input);
+      for (let at = 0; at < json.length; at += 512) {
+        send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: json.slice(at, at + 512) } });
+      }
+    }
+    send('content_block_stop', { type: 'content_block_stop', index });
+  });
+  send('message_delta', {
+    type: 'message_delta',
+    delta: { stop_reason: message.stop_reason, stop_sequence: null },
+    usage: { output_tokens: message.usage.output_tokens },
+  });
+  send('message_stop', { type: 'message_stop' });
+  res.end();
+}

@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import { inject } from 'vitest';
+import { createCodeloopWorkers, type CodeloopWorkers } from '../../src/create-workers.js';
+import type { FakeMessagesApi } from './fake-messages-api.js';
+
+export interface TestTemporal {
+  client: Client;
+  connection: Connection;
+  nativeConnection: NativeConnection;
+  address: string;
+  close(): Promise<void>;
+}
+
+/** Connects to the run's shared dev server (started in global setup). */
+export async function connectTemporal(address = inject('temporalAddress')): Promise<TestTemporal> {
+  const connection = await Connection.connect({ address });
+  const nativeConnection = await NativeConnection.connect({ address });
+  return {
+    client: new Client({ connection }),
+    connection,
+    nativeConnection,
+    address,
+    async close() {
+      await nativeConnection.close();
+      await connection.close();
+    },
+  };
+}
+
+/** A task queue and workflow id no other test uses. */
+export const uniqueName = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
+
+/** Worker environment that points the real Anthropic SDK at a fake server. */
+export const modelEnv = (fake: FakeMessagesApi, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
+  ANTHROPIC_API_KEY: fake.apiKey,
+  ANTHROPIC_BASE_URL: fake.url,
+  CODELOOP_MODEL: 'claude-test',
+  ...extra,
+});
+
+/** Starts codeloop's workers in this process on `taskQueue`; `stop()` shuts them down and waits. */
+export async function startWorkers(
+  temporal: TestTemporal,
+  options: { taskQueue: string; env: NodeJS.ProcessEnv; hostId?: string },
+): Promise<CodeloopWorkers & { stop(): Promise<void> }> {
+  const workers = await createCodeloopWorkers({
+    connection: temporal.nativeConnection,
+    taskQueue: options.taskQueue,
+    hostId: options.hostId ?? 'test-host',
+    workflowBundlePath: inject('workflowBundlePath'),
+    env: options.env,
+  });
+  const running = workers.run();
+  return {
+    ...workers,
+    async stop() {
+      workers.shutdown();
+      await running;
+    },
+  };
+}
+
+/** A scratch workspace with the given files. */
+export function makeWorkspace(files: Record<string, string> = {}): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'codeloop-ws-'));
+  for (const [file, content] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    writeFileSync(path.join(dir, file), content);
+  }
+  return dir;
+}

@@ -1,0 +1,150 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import type { TaskResult } from '../../src/shared/task-state.js';
+import { agentTaskWorkflow } from '../../src/workflows/index.js';
+import { startFakeMessagesApi, type FakeMessagesApi } from '../support/fake-messages-api.js';
+import { activityAttempts, scheduledActivities } from '../support/history.js';
+import { connectTemporal, makeWorkspace, modelEnv, startWorkers, uniqueName, type TestTemporal } from '../support/temporal.js';
+
+let temporal: TestTemporal;
+let fake: FakeMessagesApi;
+let workers: Awaited<ReturnType<typeof startWorkers>>;
+const taskQueue = uniqueName('agent-task');
+
+beforeAll(async () => {
+  temporal = await connectTemporal();
+  fake = await startFakeMessagesApi();
+  workers = await startWorkers(temporal, { taskQueue, env: modelEnv(fake) });
+});
+
+afterAll(async () => {
+  await workers?.stop();
+  await fake?.close();
+  await temporal?.close();
+});
+
+afterEach(() => {
+  expect(fake.problems).toEqual([]);
+  expect(fake.remaining()).toBe(0);
+});
+
+const start = (input: unknown, id = uniqueName('task')) =>
+  temporal.client.workflow.start(agentTaskWorkflow, { args: [input], taskQueue, workflowId: id });
+
+describe('agentTaskWorkflow', () => {
+  test('a scripted session creates and edits files, and history reads like a transcript', async () => {
+    const workspace = makeWorkspace({ 'app.py': 'def greet(name):\n    return "hi " + name\n', 'README.md': '# demo\n' });
+    fake.enqueue(
+      { toolCalls: [{ name: 'list_files', input: {} }, { name: 'read_file', input: { path: 'app.py' } }] },
+      { toolCalls: [{ name: 'create_file', input: { path: 'src/hello.py', content: 'print("hello")\n' } }] },
+      {
+        toolCalls: [
+          { name: 'edit_file', input: { path: 'app.py', edits: [{ search: '    return "hi " + name', replace: '    return f"hello {name}"' }] } },
+        ],
+      },
+      { toolCalls: [{ name: 'run_command', input: { command: 'cat app.py' } }] },
+      { text: 'Added src/hello.py and switched greet to an f-string.' },
+    );
+    const handle = await start({ title: 'Greeting', description: 'Use f-strings', workspace });
+    const result = await handle.result();
+
+    expect(readFileSync(path.join(workspace, 'app.py'), 'utf8')).toBe('def greet(name):\n    return f"hello {name}"\n');
+    expect(readFileSync(path.join(workspace, 'src/hello.py'), 'utf8')).toBe('print("hello")\n');
+    expect(result).toMatchObject({
+      status: 'completed',
+      summary: 'Added src/hello.py and switched greet to an f-string.',
+      iterations: 5,
+      filesChanged: ['app.py', 'src/hello.py'],
+      runs: 1,
+    });
+    expect(result.usage.inputTokens + result.usage.cacheReadTokens + result.usage.cacheWriteTokens).toBeGreaterThan(0);
+    expect(result.usage.outputTokens).toBeGreaterThan(0);
+    expect(result.elapsedMs).toBeGreaterThan(0);
+
+    // The tool results went back to the model: the run_command output reached the final request.
+    const last = fake.requests[fake.requests.length - 1].body.messages.at(-1)!;
+    expect(JSON.stringify(last.content)).toContain('return f\\"hello {name}\\"');
+
+    const steps = scheduledActivities(await handle.fetchHistory());
+    expect(steps.map((step) => [step.activityType, step.summary])).toEqual([
+      ['bindWorkspace', `bind workspace ${workspace}`],
+      ['describeWorkspace', 'describe workspace on test-host'],
+      ['callModel', 'model turn 1/30'],
+      ['listFiles', 'list . (depth 3)'],
+      ['readFile', 'read app.py'],
+      ['callModel', 'model turn 2/30'],
+      ['createFile', 'create src/hello.py'],
+      ['callModel', 'model turn 3/30'],
+      ['editFile', 'edit app.py (1 edit)'],
+      ['callModel', 'model turn 4/30'],
+      ['runCommand', 'run: cat app.py'],
+      ['callModel', 'model turn 5/30'],
+    ]);
+    const toolSteps = steps.filter((step) => !['callModel', 'bindWorkspace'].includes(step.activityType));
+    expect(new Set(toolSteps.map((step) => step.taskQueue))).toEqual(new Set([`${taskQueue}@test-host`]));
+  });
+
+  test('the iteration budget ends the task as failed with reason budget_exhausted', async () => {
+    const workspace = makeWorkspace({ 'a.txt': 'a\n' });
+    fake.enqueue(
+      { toolCalls: [{ name: 'read_file', input: { path: 'a.txt' } }] },
+      { toolCalls: [{ name: 'read_file', input: { path: 'a.txt' } }] },
+    );
+    const handle = await start({ description: 'loop forever', workspace, maxIterations: 2 });
+    const error = await handle.result().catch((caught) => caught);
+    expect(error).toBeInstanceOf(WorkflowFailedError);
+    const cause = (error as WorkflowFailedError).cause as ApplicationFailure;
+    expect(cause.type).toBe('BudgetExhausted');
+    expect(cause.message).toBe('iteration budget of 2 exhausted');
+    const result = cause.details?.[0] as TaskResult;
+    expect(result).toMatchObject({ status: 'failed', reason: 'budget_exhausted', iterations: 2 });
+  });
+
+  test('invalid input fails at once with a message naming the field', async () => {
+    const handle = await start({ description: 'x', workspace: 'relative/path', maxIterations: 'many' });
+    const error = await handle.result().catch((caught) => caught);
+    const cause = (error as WorkflowFailedError).cause as ApplicationFailure;
+    expect(cause.type).toBe('InvalidInput');
+    expect(cause.nonRetryable).toBe(true);
+    expect(cause.message).toContain('workspace: must be an absolute path');
+    expect(cause.message).toContain('maxIterations:');
+    const history = await handle.fetchHistory();
+    expect(history.events?.filter((event) => event.workflowTaskFailedEventAttributes)).toHaveLength(0);
+  });
+
+  test('a 429 is retried after its retry-after, then succeeds', async () => {
+    const workspace = makeWorkspace();
+    fake.enqueue({ error: { status: 429, type: 'rate_limit_error', message: 'slow down', retryAfterSeconds: 3 } }, { text: 'done' });
+    const before = fake.requests.length;
+    const handle = await start({ description: 'rate limited', workspace });
+    expect(await handle.result()).toMatchObject({ status: 'completed', summary: 'done' });
+    const [first, second] = fake.requests.slice(before);
+    expect(second.at - first.at).toBeGreaterThanOrEqual(2_900);
+    expect(activityAttempts(await handle.fetchHistory()).at(-1)).toBe(2);
+  });
+});
+
+describe('credentials', () => {
+  test('a 401 fails the model call without a retry', async () => {
+    const wrongKey = await startFakeMessagesApi({ apiKey: 'sk-the-right-key' });
+    const queue = uniqueName('auth');
+    const authWorkers = await startWorkers(temporal, { taskQueue: queue, env: modelEnv(wrongKey, { ANTHROPIC_API_KEY: 'sk-wrong' }) });
+    try {
+      const handle = await temporal.client.workflow.start(agentTaskWorkflow, {
+        args: [{ description: 'x', workspace: makeWorkspace() }],
+        taskQueue: queue,
+        workflowId: uniqueName('auth'),
+      });
+      const error = (await handle.result().catch((caught) => caught)) as WorkflowFailedError;
+      expect(String(error.cause?.cause?.message)).toContain('rejected the credentials (401 authentication_error');
+      expect(wrongKey.requests).toHaveLength(1);
+      expect(JSON.stringify(await handle.fetchHistory())).not.toContain('sk-wrong');
+    } finally {
+      await authWorkers.stop();
+      await wrongKey.close();
+    }
+  });
+});
