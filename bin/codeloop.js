@@ -1,2 +1,7 @@
 #!/usr/bin/env node
-console.log("hi from codeloop bin");
+// The CLI runs from TypeScript source through tsx, the same code the worker and the tests run.
+import { register } from 'tsx/esm/api';
+
+register();
+const { main } = await import('../src/client/main.ts');
+await main();

@@ -15,7 +15,7 @@ export interface ModelDeps {
 }
 
 const EPHEMERAL = { type: 'ephemeral' } as const;
-const HEARTBEAT_EVERY_MS = 5_000;
+const HEARTBEAT_EVERY_MS = 3_000;
 
 /** The model activity: one streamed Messages API call per assistant turn. */
 export function createModelActivities(deps: ModelDeps) {

@@ -32,6 +32,18 @@ export type ScriptedStep =
   | ScriptedError
   | ((request: RecordedRequest) => ScriptedTurn | ScriptedError | Promise<ScriptedTurn | ScriptedError>);
 
+export type Responder = (request: RecordedRequest) => ScriptedTurn | ScriptedError | Promise<ScriptedTurn | ScriptedError>;
+
+/** A responder that plays `turns[n]` when the request holds n assistant turns; past the end it fails loudly. */
+export function byTurn(turns: (ScriptedTurn | Responder)[]): Responder {
+  return (request) => {
+    const index = request.body.messages.filter((message) => message.role === 'assistant').length;
+    const turn = turns[index];
+    if (!turn) return { error: { status: 400, type: 'invalid_request_error', message: NO_MORE_RESPONSES } };
+    return typeof turn === 'function' ? turn(request) : turn;
+  };
+}
+
 export interface RecordedRequest {
   body: MessagesBody;
   apiKey: string | undefined;
@@ -55,6 +67,11 @@ export interface FakeMessagesApi {
   /** Protocol violations and script exhaustion; a test's afterEach should expect it to be empty. */
   problems: string[];
   enqueue(...steps: ScriptedStep[]): void;
+  /**
+   * Answers every request from the conversation itself instead of the queue, so a retried call (after a worker
+   * crash) gets the same turn again.
+   */
+  setResponder(responder: Responder | undefined): void;
   remaining(): number;
   waitForRequests(count: number, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -69,6 +86,7 @@ export async function startFakeMessagesApi(options: { apiKey?: string; script?: 
   const problems: string[] = [];
   const cache = new Set<string>();
   const waiters: (() => void)[] = [];
+  let responder: Responder | undefined;
 
   const server = http.createServer(async (req, res) => {
     try {
@@ -88,7 +106,7 @@ export async function startFakeMessagesApi(options: { apiKey?: string; script?: 
         problems.push(violation);
         return sendError(res, { status: 400, type: 'invalid_request_error', message: violation });
       }
-      const step = script.shift();
+      const step = responder ?? script.shift();
       if (!step) {
         problems.push(NO_MORE_RESPONSES);
         return sendError(res, { status: 400, type: 'invalid_request_error', message: NO_MORE_RESPONSES });
@@ -113,6 +131,7 @@ export async function startFakeMessagesApi(options: { apiKey?: string; script?: 
     requests,
     problems,
     enqueue: (...steps) => script.push(...steps),
+    setResponder: (next) => (responder = next),
     remaining: () => script.length,
     async waitForRequests(count, timeoutMs = 30_000) {
       const deadline = Date.now() + timeoutMs;

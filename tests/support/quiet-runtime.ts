@@ -1,4 +1,5 @@
-import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { Runtime } from '@temporalio/worker';
+import { createWorkerLogger } from '../../src/worker-logger.js';
 
 // Worker state changes at INFO drown the test output; warnings and errors still show.
-Runtime.install({ logger: new DefaultLogger('WARN') });
+Runtime.install({ logger: createWorkerLogger('WARN') });

@@ -7,7 +7,8 @@ import type { TaskResult } from '../../src/shared/task-state.js';
 import { agentTaskWorkflow } from '../../src/workflows/index.js';
 import { startFakeMessagesApi, type FakeMessagesApi } from '../support/fake-messages-api.js';
 import { activityAttempts, scheduledActivities } from '../support/history.js';
-import { connectTemporal, makeWorkspace, modelEnv, startWorkers, uniqueName, type TestTemporal } from '../support/temporal.js';
+import { connectTemporal, modelEnv, startWorkers, uniqueName, type TestTemporal } from '../support/temporal.js';
+import { makeWorkspace } from '../support/workspace.js';
 
 let temporal: TestTemporal;
 let fake: FakeMessagesApi;
@@ -139,7 +140,7 @@ describe('credentials', () => {
         workflowId: uniqueName('auth'),
       });
       const error = (await handle.result().catch((caught) => caught)) as WorkflowFailedError;
-      expect(String(error.cause?.cause?.message)).toContain('rejected the credentials (401 authentication_error');
+      expect(String((error.cause as ApplicationFailure).cause?.message)).toContain('rejected the credentials (401 authentication_error');
       expect(wrongKey.requests).toHaveLength(1);
       expect(JSON.stringify(await handle.fetchHistory())).not.toContain('sk-wrong');
     } finally {

@@ -35,19 +35,21 @@ export function findMatch(document: TextDocument, edit: Edit): MatchResult {
   for (const locate of strictLevels) {
     const locations = locate();
     if (locations.length > 1) {
-      return { kind: 'ambiguous', level: locations[0]!.level, places: locations.map((location) => ({ line: findFirstLine(document, location) })) };
+      const places = locations.map((location) => ({ line: findFirstLine(document, location) }));
+      return { kind: 'ambiguous', level: locations[0]!.level, places };
     }
     const location = locations[0];
-    if (location) return isInsideReplacement(document, location, edit) ? { kind: 'already-applied' } : { kind: 'unique', location };
+    if (location) {
+      return isInsideReplacement(document, location, edit) ? { kind: 'already-applied' } : { kind: 'unique', location };
+    }
   }
   if (locateReplacement(document, edit)) return { kind: 'already-applied' };
   const fuzzy = findFuzzyMatches(listLineTexts(document), splitBlock(edit.search), FUZZY_THRESHOLD);
   const [first, ...others] = fuzzy.places;
-  if (first && others.length === 0) return { kind: 'unique', location: { level: 'fuzzy', start: first.start, count: first.count } };
-  if (first) {
-    return { kind: 'ambiguous', level: 'fuzzy', places: fuzzy.places.map(({ start, similarity }) => ({ line: start + 1, similarity })) };
-  }
-  return { kind: 'missing', nearest: fuzzy.nearest };
+  if (!first) return { kind: 'missing', nearest: fuzzy.nearest };
+  if (others.length === 0) return { kind: 'unique', location: { level: 'fuzzy', start: first.start, count: first.count } };
+  const places = fuzzy.places.map(({ start, similarity }) => ({ line: start + 1, similarity }));
+  return { kind: 'ambiguous', level: 'fuzzy', places };
 }
 
 function findFirstLine(document: TextDocument, location: Location): number {

@@ -42,8 +42,7 @@ export function findFuzzyMatches(fileLines: string[], searchLines: string[], thr
   const distances = computeSubstringDistances(pattern, text);
 
   const candidates: Array<{ start: number; count: number; bound: number }> = [];
-  for (const count of [searchLines.length, searchLines.length - 1, searchLines.length + 1]) {
-    if (count < 1 || count > lines.length) continue;
+  for (const count of listWindowSizes(searchLines.length, lines.length)) {
     for (let start = 0; start + count <= lines.length; start++) {
       const end = endOf({ start, count });
       candidates.push({ start, count, bound: boundSimilarity(pattern, end - starts[start]!, distances[end]!) });
@@ -64,6 +63,12 @@ export function findFuzzyMatches(fileLines: string[], searchLines: string[], thr
   const nearest = ranked[0];
   if (!nearest || nearest.similarity < threshold) return { places: [], nearest };
   return { places: pickDistinctPlaces(ranked, nearest.similarity - TIE), nearest };
+}
+
+/** The block's own size first, then one fewer and one more, clamped so a short file still yields one window. */
+function listWindowSizes(searchCount: number, fileCount: number): number[] {
+  const sizes = [searchCount, searchCount - 1, searchCount + 1].map((size) => Math.min(Math.max(size, 1), fileCount));
+  return [...new Set(sizes)];
 }
 
 function listLineStarts(lines: string[]): number[] {
@@ -87,8 +92,11 @@ function pickDistinctPlaces(ranked: Window[], floor: number): Window[] {
   const places: Window[] = [];
   for (const window of ranked) {
     if (window.similarity < floor) break;
-    const overlaps = places.some((place) => window.start < place.start + place.count && place.start < window.start + window.count);
-    if (!overlaps) places.push(window);
+    if (!places.some((place) => overlap(place, window))) places.push(window);
   }
   return places.sort((left, right) => left.start - right.start);
+}
+
+function overlap(left: Window, right: Window): boolean {
+  return left.start < right.start + right.count && right.start < left.start + left.count;
 }

@@ -13,7 +13,8 @@ export type Location =
 export function locateExact(document: TextDocument, block: string): Location[] {
   const needle = convertLineEndings(block, document.eol);
   const locations: Location[] = [];
-  for (let offset = document.content.indexOf(needle); offset >= 0; offset = document.content.indexOf(needle, offset + 1)) {
+  const { content } = document;
+  for (let offset = content.indexOf(needle); offset >= 0; offset = content.indexOf(needle, offset + 1)) {
     locations.push({ level: 'exact', offset, length: needle.length });
   }
   return locations;
@@ -40,6 +41,7 @@ export function locateLines(document: TextDocument, block: string, level: 'white
 export function measureRegion(document: TextDocument, location: Location, withTerminator: boolean): [number, number] {
   if (location.level === 'exact') return [location.offset, location.offset + location.length];
   const last = location.start + location.count - 1;
-  const end = withTerminator ? document.lineStarts[last + 1]! : document.lineStarts[last]! + document.lines[last]!.text.length;
-  return [document.lineStarts[location.start]!, end];
+  const { lineStarts, lines } = document;
+  const end = withTerminator ? lineStarts[last + 1]! : lineStarts[last]! + lines[last]!.text.length;
+  return [lineStarts[location.start]!, end];
 }

@@ -10,7 +10,7 @@ type Activities = ReturnType<typeof createActivities>;
  */
 export const modelActivities = proxyActivities<Activities>({
   startToCloseTimeout: '10 minutes',
-  heartbeatTimeout: '30 seconds',
+  heartbeatTimeout: '15 seconds',
   retry: {
     initialInterval: '2 seconds',
     backoffCoefficient: 2,
@@ -31,7 +31,8 @@ export const bindingActivities = proxyActivities<Activities>({
  * host's own task queue and a summary.
  */
 export const fileActivities = proxyActivities<Activities>({
-  startToCloseTimeout: '2 minutes',
+  // Short, so a host that dies mid-call is noticed quickly and the call retried on its replacement.
+  startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumAttempts: 5 },
 });
 

@@ -1,0 +1,36 @@
+/** Human-readable by default, JSON with `--json`: the convention of the tools around codeloop. */
+export interface OutputOptions {
+  json?: boolean;
+}
+
+export function emit<T>(options: OutputOptions, data: T, human: (data: T) => string): void {
+  process.stdout.write(options.json ? `${JSON.stringify(data, null, 2)}\n` : `${human(data)}\n`);
+}
+
+/** An error the CLI reports as one line and exit code, without a stack trace. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+  }
+}
+
+export const formatNumber = (value: number) => value.toLocaleString('en-US');
+
+export function formatDuration(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m ${seconds % 60}s`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours}h ${minutes % 60}m`;
+  return `${Math.floor(hours / 24)}d ${hours % 24}h`;
+}
+
+/** The Web UI page of a workflow; `CODELOOP_UI_URL` points elsewhere than the embedded server's UI. */
+export function webUiUrl(namespace: string, workflowId: string, env: NodeJS.ProcessEnv = process.env): string {
+  const base = (env.CODELOOP_UI_URL || 'http://localhost:8233').replace(/\/$/, '');
+  return `${base}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`;
+}

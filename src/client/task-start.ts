@@ -1,0 +1,56 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { DEFAULT_TASK_QUEUE } from '../shared/constants.js';
+import { parseTaskInput } from '../shared/task-input.js';
+import type { agentTaskWorkflow } from '../workflows/index.js';
+import { CliError, emit, webUiUrl, type OutputOptions } from './output.js';
+import { withClient } from './session.js';
+
+export interface TaskStartOptions extends OutputOptions {
+  workspace: string;
+  title?: string;
+  prd?: string;
+  maxIterations?: string;
+  model?: string;
+  id?: string;
+}
+
+/** `codeloop task start`: validates the input with the workflow's own schema, starts it, prints where to look. */
+export async function startTask(description: string, options: TaskStartOptions): Promise<void> {
+  const input = parseOrExplain({
+    title: options.title,
+    description,
+    workspace: path.resolve(options.workspace),
+    prd: options.prd ? readFileSync(options.prd, 'utf8') : undefined,
+    maxIterations: options.maxIterations === undefined ? undefined : Number(options.maxIterations),
+    model: options.model,
+  });
+  const workflowId = options.id ?? `task-${slug(input.title)}-${randomUUID().slice(0, 8)}`;
+  await withClient(async (client, namespace) => {
+    const taskQueue = process.env.CODELOOP_TASK_QUEUE || DEFAULT_TASK_QUEUE;
+    const handle = await client.workflow.start<typeof agentTaskWorkflow>('agentTaskWorkflow', { args: [input], taskQueue, workflowId });
+    const url = webUiUrl(namespace, workflowId);
+    emit(options, { workflowId, runId: handle.firstExecutionRunId, taskQueue, url }, () =>
+      [
+        `started ${workflowId}`,
+        `  web UI:  ${url}`,
+        `  status:  npx codeloop task status ${workflowId}`,
+        `  result:  npx codeloop task result ${workflowId} --wait`,
+      ].join('\n'),
+    );
+  });
+}
+
+/** Parses with the workflow's schema; a bad field is a usage error (exit 2) that names the field. */
+export function parseOrExplain(raw: unknown) {
+  try {
+    return parseTaskInput(raw);
+  } catch (error) {
+    throw new CliError((error as Error).message, 2);
+  }
+}
+
+function slug(title: string): string {
+  return title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40) || 'task';
+}

@@ -1,0 +1,85 @@
+import { WorkflowFailedError, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import type { TaskResult, TaskStateSnapshot } from '../shared/task-state.js';
+import { getStateQuery } from '../workflows/messages.js';
+import { CliError, formatDuration, formatNumber } from './output.js';
+
+const QUERY_DEADLINE_MS = 10_000;
+
+/** Where a task stands, from the workflow's own `getState` when a worker can answer, else from the server. */
+export interface TaskView {
+  workflowId: string;
+  runId?: string;
+  execution: string;
+  state?: TaskStateSnapshot;
+  result?: TaskResult;
+  failure?: string;
+}
+
+export async function viewTask(client: Client, workflowId: string): Promise<TaskView> {
+  const handle = client.workflow.getHandle(workflowId);
+  const description = await handle.describe().catch((error) => {
+    if (error instanceof WorkflowNotFoundError) throw new CliError(`no task with workflow id ${workflowId}`);
+    throw error;
+  });
+  const execution = description.status.name;
+  const view: TaskView = { workflowId, runId: description.runId, execution };
+  if (execution !== 'RUNNING') Object.assign(view, await settledResult(handle));
+  view.state = await queryState(client, handle);
+  return view;
+}
+
+/** `getState`, bounded: a closed task's query needs a worker to replay it, and none may be running. */
+export async function queryState(client: Client, handle: WorkflowHandle): Promise<TaskStateSnapshot | undefined> {
+  try {
+    return await client.connection.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => handle.query(getStateQuery));
+  } catch {
+    return undefined;
+  }
+}
+
+async function settledResult(handle: WorkflowHandle): Promise<Pick<TaskView, 'result' | 'failure'>> {
+  try {
+    return { result: (await handle.result()) as TaskResult };
+  } catch (error) {
+    if (!(error instanceof WorkflowFailedError)) return { failure: String((error as Error).message ?? error) };
+    const cause = error.cause;
+    const details = cause instanceof ApplicationFailure ? (cause.details?.[0] as TaskResult | undefined) : undefined;
+    return { result: details, failure: describeFailure(cause) };
+  }
+}
+
+function describeFailure(cause: Error | undefined): string {
+  const messages: string[] = [];
+  for (let error: any = cause; error; error = error.cause) if (error.message) messages.push(error.message);
+  return messages.join(': ') || 'failed';
+}
+
+export function renderTaskView(view: TaskView): string {
+  const state = view.state;
+  const lines = [`${view.workflowId}  [${view.execution.toLowerCase()}]`];
+  if (state) {
+    lines.push(`  ${state.title}`);
+    lines.push(`  status ${state.status} · phase ${state.phase} · iteration ${state.iteration}/${state.maxIterations}${state.runs > 1 ? ` · run ${state.runs}` : ''}`);
+    if (state.lastStep) lines.push(`  last step: ${state.lastStep}`);
+    lines.push(`  tokens: ${formatUsage(state.usage)}`);
+    if (state.filesChanged.length) lines.push(`  files changed: ${state.filesChanged.join(', ')}`);
+  }
+  if (view.result) lines.push(...renderResult(view.result));
+  if (view.failure) lines.push(`  failure: ${view.failure}`);
+  if (!state && !view.result) lines.push('  (no worker answered getState; start one with `npm run worker`)');
+  return lines.join('\n');
+}
+
+export function renderResult(result: TaskResult): string[] {
+  return [
+    `  result: ${result.status}${result.reason ? ` (${result.reason})` : ''} after ${result.iterations} iterations in ${formatDuration(result.elapsedMs)}`,
+    `  summary: ${result.summary}`,
+    `  files changed: ${result.filesChanged.length ? result.filesChanged.join(', ') : 'none'}`,
+    `  tokens: ${formatUsage(result.usage)}`,
+  ];
+}
+
+function formatUsage(usage: TaskResult['usage']): string {
+  return `${formatNumber(usage.inputTokens)} in, ${formatNumber(usage.outputTokens)} out, ${formatNumber(usage.cacheReadTokens)} cache read, ${formatNumber(usage.cacheWriteTokens)} cache write`;
+}

@@ -1,0 +1,92 @@
+import { expect, test } from 'vitest';
+import { runProcess } from '../../../src/activities/process/run-process.js';
+import { scrubbedEnv } from '../../../src/activities/process/scrubbed-env.js';
+import { runWorkspaceCommand, type WorkspaceShell } from '../../../src/activities/tools/run-command.js';
+import { detectTestCommand, firstFailure, runWorkspaceTests } from '../../../src/activities/tools/run-tests.js';
+import { makeWorkspace } from '../../support/workspace.js';
+
+const shell: WorkspaceShell = (command, { workspace, timeoutMs }) =>
+  runProcess({ command, cwd: workspace, timeoutMs, env: scrubbedEnv({ ...process.env, ANTHROPIC_API_KEY: 'sk-never-shown' }) });
+
+test('run_command: output, exit code, working directory locked to the workspace', async () => {
+  const workspace = makeWorkspace({ 'a.txt': 'hello' });
+  const result = await runWorkspaceCommand(shell, workspace, { command: 'pwd; cat a.txt; exit 2', timeout: 60 });
+  expect(result.isError).toBe(true);
+  expect(result.content).toMatch(new RegExp(`^\\$ pwd; cat a.txt; exit 2\\nexit code 2 in [0-9.]+s\\n${workspace}\\nhello$`));
+});
+
+test('run_command: the environment holds no secrets', async () => {
+  const result = await runWorkspaceCommand(shell, makeWorkspace(), { command: 'env', timeout: 60 });
+  expect(result.content).not.toContain('sk-never-shown');
+  expect(result.content).not.toContain('ANTHROPIC');
+});
+
+test('run_command: output over 4,000 chars keeps the first and last 2,000', async () => {
+  const result = await runWorkspaceCommand(shell, makeWorkspace(), {
+    command: "python3 -c \"print('a'*3000 + 'b'*3000 + 'c'*3000)\"",
+    timeout: 60,
+  });
+  expect(result.content).toContain('a'.repeat(2000));
+  expect(result.content).toContain('c'.repeat(2000));
+  expect(result.content).not.toContain('bb');
+  expect(result.content).toContain('characters omitted');
+});
+
+test('run_command: a timeout is an observation', async () => {
+  const result = await runWorkspaceCommand(shell, makeWorkspace(), { command: 'sleep 10', timeout: 1 });
+  expect(result).toMatchObject({ isError: true, content: expect.stringContaining('timed out after') });
+}, 10_000);
+
+test('run_command: the deny-list refuses before anything runs', async () => {
+  const result = await runWorkspaceCommand(shell, makeWorkspace(), { command: 'rm -rf /', timeout: 60 });
+  expect(result).toEqual({ isError: true, content: expect.stringMatching(/^command refused \(recursive delete/) });
+});
+
+test('run_tests: detects npm test and pytest', () => {
+  expect(detectTestCommand(makeWorkspace({ 'package.json': '{"scripts":{"test":"node --test"}}' }))).toBe('npm test --silent --');
+  expect(detectTestCommand(makeWorkspace({ 'package.json': '{"scripts":{"test":"echo \\"Error: no test specified\\" && exit 1"}}' }))).toBeUndefined();
+  expect(detectTestCommand(makeWorkspace({ 'pyproject.toml': '' }))).toBe('python3 -m pytest -q');
+  expect(detectTestCommand(makeWorkspace({ 'README.md': '' }))).toBeUndefined();
+});
+
+test('run_tests: a failing node suite shows the first failure, not everything', async () => {
+  const workspace = makeWorkspace({
+    'package.json': JSON.stringify({ scripts: { test: 'node --test' } }),
+    'a.test.mjs': "import test from 'node:test';\nimport assert from 'node:assert';\ntest('adds', () => assert.strictEqual(1 + 1, 3));\ntest('ok', () => {});\n",
+  });
+  const result = await runWorkspaceTests(shell, workspace, {});
+  expect(result.isError).toBe(true);
+  expect(result.content).toContain('adds');
+  expect(result.content.split('\n').length).toBeLessThanOrEqual(56);
+  const passing = makeWorkspace({
+    'package.json': JSON.stringify({ scripts: { test: 'node --test' } }),
+    'b.test.mjs': "import test from 'node:test';\ntest('ok', () => {});\n",
+  });
+  expect(await runWorkspaceTests(shell, passing, {})).toMatchObject({ isError: false });
+}, 30_000);
+
+test('firstFailure: pytest output yields the first failing test and the summary', () => {
+  const output = [
+    '..F.F',
+    '=================================== FAILURES ===================================',
+    '________________________________ test_subtract _________________________________',
+    '    def test_subtract():',
+    '>       assert subtract(3, 1) == 3',
+    'E       assert 2 == 3',
+    '________________________________ test_divide ___________________________________',
+    '    def test_divide():',
+    '=========================== short test summary info ============================',
+    'FAILED test_calc.py::test_subtract - assert 2 == 3',
+    '========================= 2 failed, 3 passed in 0.02s ==========================',
+  ].join('\n');
+  const failure = firstFailure(output);
+  expect(failure).toContain('test_subtract');
+  expect(failure).toContain('E       assert 2 == 3');
+  expect(failure).not.toContain('test_divide');
+  expect(failure).toContain('2 failed, 3 passed');
+});
+
+test('firstFailure: at most 50 lines of traceback', () => {
+  const output = ['FAIL src/a.test.ts > adds', ...Array.from({ length: 200 }, (_, index) => `  at frame ${index}`)].join('\n');
+  expect(firstFailure(output).split('\n').length).toBeLessThanOrEqual(50);
+});

@@ -1,0 +1,40 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { inject } from 'vitest';
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  output(): string;
+  /** SIGKILL: no shutdown, no chance to report anything. */
+  kill(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Runs `src/worker.ts` as its own process, the way `npm run worker` does, and waits until it polls. */
+export async function spawnWorker(env: NodeJS.ProcessEnv): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/worker.ts')], {
+    env: { ...process.env, CODELOOP_WORKFLOW_BUNDLE: inject('workflowBundlePath'), TEMPORAL_ADDRESS: inject('temporalAddress'), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const deadline = Date.now() + 30_000;
+  while (!output.includes('codeloop worker on')) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`worker did not start:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    child,
+    output: () => output,
+    async kill() {
+      child.kill('SIGKILL');
+      await exited;
+    },
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}

@@ -1,0 +1,68 @@
+import { readdirSync } from 'node:fs';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { startDevServer, type DevServer } from '../../src/server/dev-server.js';
+import { agentTaskWorkflow } from '../../src/workflows/index.js';
+import { getStateQuery } from '../../src/workflows/messages.js';
+import { byTurn, startFakeMessagesApi, type FakeMessagesApi, type ScriptedTurn } from '../support/fake-messages-api.js';
+import { freePort } from '../support/free-port.js';
+import { connectTemporal, modelEnv, startWorkers, uniqueName, type TestTemporal } from '../support/temporal.js';
+import { makeWorkspace } from '../support/workspace.js';
+
+/**
+ * A server of its own, with the continue-as-new suggestion lowered from 4,096 events to 40, so a 15-iteration task
+ * has to continue as new several times and carry its conversation and counters across.
+ */
+let server: DevServer;
+let temporal: TestTemporal;
+let fake: FakeMessagesApi;
+
+beforeAll(async () => {
+  server = await startDevServer({ port: await freePort(), dynamicConfig: { 'limit.historyCount.suggestContinueAsNew': 40 } });
+  temporal = await connectTemporal(server.address);
+  fake = await startFakeMessagesApi();
+});
+
+afterAll(async () => {
+  await fake?.close();
+  await temporal?.close();
+  await server?.stop();
+});
+
+test('continue-as-new carries the conversation and counters, and the task finishes', async () => {
+  const iterations = 15;
+  const turns: ScriptedTurn[] = Array.from({ length: iterations - 1 }, (_, index) => ({
+    toolCalls: [{ name: 'create_file', input: { path: `files/f${index}.txt`, content: `${index}\n` } }],
+  }));
+  fake.setResponder(byTurn([...turns, { text: 'all files written' }]));
+  const taskQueue = uniqueName('can');
+  const workers = await startWorkers(temporal, { taskQueue, env: modelEnv(fake) });
+  try {
+    const workspace = makeWorkspace();
+    const handle = await temporal.client.workflow.start(agentTaskWorkflow, {
+      args: [{ description: 'write files', workspace }],
+      taskQueue,
+      workflowId: uniqueName('can'),
+    });
+    const result = await handle.result();
+    expect(result).toMatchObject({ status: 'completed', iterations, summary: 'all files written' });
+    expect(result.runs).toBeGreaterThanOrEqual(3);
+    expect(result.filesChanged).toHaveLength(iterations - 1);
+    expect(readdirSync(`${workspace}/files`)).toHaveLength(iterations - 1);
+
+    // The last request holds the whole conversation: nothing was dropped at a run boundary.
+    const last = fake.requests.at(-1)!.body;
+    expect(last.messages).toHaveLength(2 * iterations - 1);
+    expect(fake.problems).toEqual([]);
+
+    // The latest run answers getState with the carried counters; the first run handed over to a second.
+    const state = await handle.query(getStateQuery);
+    expect(state).toMatchObject({ iteration: iterations, runs: result.runs, status: 'completed' });
+    const firstRun = temporal.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId);
+    expect((await firstRun.describe()).status.name).toBe('CONTINUED_AS_NEW');
+    // Every run but the last stayed near the suggested size instead of growing with the whole task.
+    const firstHistory = await firstRun.fetchHistory();
+    expect(firstHistory.events!.length).toBeLessThan(60);
+  } finally {
+    await workers.stop();
+  }
+}, 120_000);
