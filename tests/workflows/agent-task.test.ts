@@ -7,6 +7,7 @@ import type { TaskResult } from '../../src/shared/task-state.js';
 import { agentTaskWorkflow } from '../../src/workflows/index.js';
 import { startFakeMessagesApi, type FakeMessagesApi } from '../support/fake-messages-api.js';
 import { activityAttempts, scheduledActivities } from '../support/history.js';
+import { recordHistory } from '../support/record-history.js';
 import { connectTemporal, modelEnv, startWorkers, uniqueName, type TestTemporal } from '../support/temporal.js';
 import { makeWorkspace } from '../support/workspace.js';
 
@@ -86,6 +87,7 @@ describe('agentTaskWorkflow', () => {
     ]);
     const toolSteps = steps.filter((step) => !['callModel', 'bindWorkspace'].includes(step.activityType));
     expect(new Set(toolSteps.map((step) => step.taskQueue))).toEqual(new Set([`${taskQueue}@test-host`]));
+    await recordHistory('task-scripted-session', handle);
   });
 
   test('the iteration budget ends the task as failed with reason budget_exhausted', async () => {
@@ -102,6 +104,7 @@ describe('agentTaskWorkflow', () => {
     expect(cause.message).toBe('iteration budget of 2 exhausted');
     const result = cause.details?.[0] as TaskResult;
     expect(result).toMatchObject({ status: 'failed', reason: 'budget_exhausted', iterations: 2 });
+    await recordHistory('task-budget-exhausted', handle);
   });
 
   test('invalid input fails at once with a message naming the field', async () => {
@@ -114,6 +117,7 @@ describe('agentTaskWorkflow', () => {
     expect(cause.message).toContain('maxIterations:');
     const history = await handle.fetchHistory();
     expect(history.events?.filter((event) => event.workflowTaskFailedEventAttributes)).toHaveLength(0);
+    await recordHistory('task-invalid-input', handle);
   });
 
   test('a 429 is retried after its retry-after, then succeeds', async () => {
@@ -125,6 +129,7 @@ describe('agentTaskWorkflow', () => {
     const [first, second] = fake.requests.slice(before);
     expect(second.at - first.at).toBeGreaterThanOrEqual(2_900);
     expect(activityAttempts(await handle.fetchHistory()).at(-1)).toBe(2);
+    await recordHistory('task-rate-limited', handle);
   });
 });
 

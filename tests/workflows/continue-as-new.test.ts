@@ -5,6 +5,7 @@ import { agentTaskWorkflow } from '../../src/workflows/index.js';
 import { getStateQuery } from '../../src/workflows/messages.js';
 import { byTurn, startFakeMessagesApi, type FakeMessagesApi, type ScriptedTurn } from '../support/fake-messages-api.js';
 import { freePort } from '../support/free-port.js';
+import { recordHistory } from '../support/record-history.js';
 import { connectTemporal, modelEnv, startWorkers, uniqueName, type TestTemporal } from '../support/temporal.js';
 import { makeWorkspace } from '../support/workspace.js';
 
@@ -62,6 +63,8 @@ test('continue-as-new carries the conversation and counters, and the task finish
     // Every run but the last stayed near the suggested size instead of growing with the whole task.
     const firstHistory = await firstRun.fetchHistory();
     expect(firstHistory.events!.length).toBeLessThan(60);
+    await recordHistory('task-continued-as-new-first-run', handle, handle.firstExecutionRunId);
+    await recordHistory('task-continued-as-new-last-run', handle);
   } finally {
     await workers.stop();
   }

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { agentTaskWorkflow } from '../../src/workflows/index.js';
 import { byTurn, startFakeMessagesApi, type FakeMessagesApi, type ScriptedTurn } from '../support/fake-messages-api.js';
 import { connectTemporal, modelEnv, startWorkers, uniqueName, type TestTemporal } from '../support/temporal.js';
+import { recordHistory } from '../support/record-history.js';
 import { spawnWorker } from '../support/worker-process.js';
 import { makeWorkspace, snapshotTree } from '../support/workspace.js';
 
@@ -83,6 +84,7 @@ async function runWithCrash(crashWhen: (workspace: string) => boolean, stallOnTu
   const second = await spawnWorker(env);
   try {
     const result = await handle.result();
+    await recordHistory(`task-crash-${stallOnTurn === undefined ? 'after-edit' : 'during-model-call'}`, handle);
     return { result, workspace };
   } finally {
     await second.stop();
