@@ -39,13 +39,7 @@ export async function createCodeloopWorkers(config: WorkerConfig): Promise<Codel
   const taskQueue = config.taskQueue ?? env.CODELOOP_TASK_QUEUE ?? DEFAULT_TASK_QUEUE;
   const hostId = config.hostId ?? env.CODELOOP_HOST_ID ?? os.hostname();
   const hostQueue = hostQueueFor(taskQueue, hostId);
-  const activities = createActivities({
-    createModelClient: modelClientFactory(env),
-    defaultModel: env.CODELOOP_MODEL || DEFAULT_MODEL,
-    hostId,
-    hostQueue,
-    shell: createActivityShell(),
-  });
+  const activities = createWorkerActivities({ env, hostId, hostQueue });
   const common: Pick<WorkerOptions, 'connection' | 'namespace' | 'activities'> = {
     connection: config.connection,
     namespace: config.namespace ?? env.TEMPORAL_NAMESPACE ?? 'default',
@@ -70,6 +64,17 @@ export async function createCodeloopWorkers(config: WorkerConfig): Promise<Codel
       for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
     },
   };
+}
+
+/** The activities a worker registers, with the real dependencies: the model client, the process runner. */
+export function createWorkerActivities(options: { env: NodeJS.ProcessEnv; hostId: string; hostQueue: string }) {
+  return createActivities({
+    createModelClient: modelClientFactory(options.env),
+    defaultModel: options.env.CODELOOP_MODEL || DEFAULT_MODEL,
+    hostId: options.hostId,
+    hostQueue: options.hostQueue,
+    shell: createActivityShell(),
+  });
 }
 
 /**

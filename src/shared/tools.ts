@@ -74,6 +74,22 @@ const descriptions: Record<ToolName, string> = {
     'Ask a human a question you cannot answer yourself: unclear requirements, missing access or credentials, an external service. The task waits for the answer, which comes back as this tool result.',
 };
 
+/** The activity that carries out each workspace tool; `raise_blocker` is answered by the workflow itself. */
+export const TOOL_ACTIVITIES = {
+  read_file: 'readFile',
+  list_files: 'listFiles',
+  search_codebase: 'searchCodebase',
+  create_file: 'createFile',
+  edit_file: 'editFile',
+  run_command: 'runCommand',
+  run_tests: 'runTests',
+} as const satisfies Record<Exclude<ToolName, 'raise_blocker'>, string>;
+
+export type WorkspaceToolName = keyof typeof TOOL_ACTIVITIES;
+
+/** Tools that run processes: they heartbeat and are killed with their process group on cancel. */
+export const COMMAND_TOOLS: ReadonlySet<ToolName> = new Set(['run_command', 'run_tests']);
+
 /** Tools that touch nothing: calls to them in one turn may run at the same time. */
 export const CONCURRENT_TOOLS: ReadonlySet<ToolName> = new Set(['read_file', 'list_files', 'search_codebase', 'raise_blocker']);
 

@@ -18,6 +18,7 @@ import type { TaskPhase, TaskResult, TaskStateSnapshot, TaskStatus } from '../sh
 import { getStateQuery } from './messages.js';
 import { bindingActivities, fileActivities, modelActivities } from './task/activities.js';
 import { phaseOf } from './task/phase.js';
+import { payloadBytes, shouldContinueAsNew } from './task/run-budget.js';
 import { executeToolCalls, toToolResults, type ToolTarget } from './task/tool-calls.js';
 import { publishCurrentDetails, SearchAttributeTracker } from './task/visibility.js';
 import { workflowNow } from './workflow-time.js';
@@ -87,7 +88,7 @@ class TaskRun {
     this.publish();
     const target = await this.prepare();
     for (;;) {
-      if (workflowInfo().continueAsNewSuggested) await this.continueAsNew();
+      if (shouldContinueAsNew(payloadBytes(this.messages) + this.system.length)) await this.continueAsNew();
       if (this.iteration >= this.input.maxIterations) {
         return this.fail('budget_exhausted', ErrorType.BudgetExhausted, `iteration budget of ${this.input.maxIterations} exhausted`);
       }

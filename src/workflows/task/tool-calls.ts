@@ -1,7 +1,17 @@
 import { ActivityFailure, isCancellation } from '@temporalio/workflow';
 import type { ToolOutcome } from '../../activities/index.js';
 import type { ToolResultBlock, ToolUseBlock } from '../../shared/conversation.js';
-import { CONCURRENT_TOOLS, isToolName, toolInputSchemas, type ToolInput, type ToolName } from '../../shared/tools.js';
+import { COMMAND_TIMEOUT } from '../../shared/constants.js';
+import {
+  COMMAND_TOOLS,
+  CONCURRENT_TOOLS,
+  isToolName,
+  TOOL_ACTIVITIES,
+  toolInputSchemas,
+  type ToolInput,
+  type ToolName,
+  type WorkspaceToolName,
+} from '../../shared/tools.js';
 import { describeIssues } from '../../shared/validation.js';
 import { commandActivities, fileActivities } from './activities.js';
 import { summarizeToolCall } from './summaries.js';
@@ -24,24 +34,16 @@ export interface ExecutedCall {
   outcome: ToolOutcome;
 }
 
-type Executor = (target: ToolTarget, input: any, summary: string) => Promise<ToolOutcome>;
-
-const onHost = (target: ToolTarget, summary: string) => ({ taskQueue: target.hostQueue, summary });
-
-const executors: Record<Exclude<ToolName, 'raise_blocker'>, Executor> = {
-  read_file: (target, input, summary) => fileActivities.readFile.executeWithOptions(onHost(target, summary), [{ workspace: target.workspace, input }]),
-  list_files: (target, input, summary) => fileActivities.listFiles.executeWithOptions(onHost(target, summary), [{ workspace: target.workspace, input }]),
-  search_codebase: (target, input, summary) =>
-    fileActivities.searchCodebase.executeWithOptions(onHost(target, summary), [{ workspace: target.workspace, input }]),
-  create_file: (target, input, summary) => fileActivities.createFile.executeWithOptions(onHost(target, summary), [{ workspace: target.workspace, input }]),
-  edit_file: (target, input, summary) => fileActivities.editFile.executeWithOptions(onHost(target, summary), [{ workspace: target.workspace, input }]),
-  run_command: (target, input: ToolInput<'run_command'>, summary) =>
-    commandActivities.runCommand.executeWithOptions(
-      { ...onHost(target, summary), startToCloseTimeout: `${input.timeout + 60} seconds` },
-      [{ workspace: target.workspace, input }],
-    ),
-  run_tests: (target, input, summary) => commandActivities.runTests.executeWithOptions(onHost(target, summary), [{ workspace: target.workspace, input }]),
-};
+/** Schedules the tool's activity on the workspace host, with its summary as the Web UI shows it. */
+function executeOnHost(name: WorkspaceToolName, input: unknown, target: ToolTarget, summary: string): Promise<ToolOutcome> {
+  const activity = TOOL_ACTIVITIES[name];
+  const options = { taskQueue: target.hostQueue, summary };
+  const call = [{ workspace: target.workspace, input }] as [never];
+  if (!COMMAND_TOOLS.has(name)) return fileActivities[activity].executeWithOptions(options, call);
+  // A command's own timeout plus a minute to report; run_tests uses the maximum command timeout.
+  const seconds = name === 'run_command' ? (input as ToolInput<'run_command'>).timeout : COMMAND_TIMEOUT.maxSeconds;
+  return commandActivities[activity].executeWithOptions({ ...options, startToCloseTimeout: `${seconds + 60} seconds` }, call);
+}
 
 /**
  * Runs one assistant turn's tool calls and returns a result for every one, in order. Consecutive calls that only
@@ -79,7 +81,7 @@ async function executeToolCall(call: ToolUseBlock, target: ToolTarget, askHuman:
   const summary = summarizeToolCall(name, input as never);
   if (name === 'raise_blocker') return { call, name, input, summary, outcome: await askHuman(call, input as ToolInput<'raise_blocker'>) };
   try {
-    return { call, name, input, summary, outcome: await executors[name](target, input, summary) };
+    return { call, name, input, summary, outcome: await executeOnHost(name, input, target, summary) };
   } catch (error) {
     if (isCancellation(error)) throw error;
     // The activity failed after its retries: an infrastructure fault. The model hears about it and can go on.

@@ -1,0 +1,34 @@
+/**
+ * `npm run bench [-- name ...]`: runs the named benchmarks (default: all) in one process against one dev server, so
+ * figures that are compared were measured side by side. Each writes its section of bench/RESULTS.md.
+ */
+import { installQuietRuntime, startBenchEnv } from './harness.js';
+import { benchHistorySize } from './history-size.js';
+import { benchIterationOverhead } from './iteration-overhead.js';
+
+const benches = {
+  overhead: benchIterationOverhead,
+  history: benchHistorySize,
+};
+
+async function main(): Promise<void> {
+  const requested = process.argv.slice(2);
+  const unknown = requested.filter((name) => !(name in benches));
+  if (unknown.length) throw new Error(`unknown bench ${unknown.join(', ')}; choose from ${Object.keys(benches).join(', ')}`);
+  const names = (requested.length ? requested : Object.keys(benches)) as (keyof typeof benches)[];
+  installQuietRuntime();
+  const env = await startBenchEnv();
+  try {
+    for (const name of names) {
+      console.error(`bench: ${name}…`);
+      await benches[name](env);
+    }
+  } finally {
+    await env.close();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,44 @@
+import { byTurn, type Responder, type ScriptedTurn } from '../tests/support/fake-messages-api.js';
+
+/**
+ * A session of `iterations` model turns: each but the last calls one tool, cycling through a read, an edit that
+ * flips a value back and forth, a search and a command; the last turn finishes.
+ */
+export function cyclingSession(iterations: number): Responder {
+  const turns: ScriptedTurn[] = [];
+  for (let index = 0; index < iterations - 1; index++) {
+    const flip = index % 8 < 4 ? ['value = 1', 'value = 2'] : ['value = 2', 'value = 1'];
+    const calls = [
+      { name: 'read_file', input: { path: 'app.py' } },
+      { name: 'edit_file', input: { path: 'app.py', edits: [{ search: flip[0], replace: flip[1] }] } },
+      { name: 'search_codebase', input: { pattern: 'value' } },
+      { name: 'run_command', input: { command: 'echo ok' } },
+    ];
+    turns.push({ text: `step ${index + 1}`, toolCalls: [calls[index % 4]] });
+  }
+  turns.push({ text: 'done' });
+  return byTurn(turns);
+}
+
+/** A session whose every tool call reads a file of about `outputBytes`, so history grows the way real sessions do. */
+export function largeOutputSession(iterations: number): Responder {
+  const turns: ScriptedTurn[] = [];
+  for (let index = 0; index < iterations - 1; index++) {
+    turns.push({ text: `reading chunk ${index}`, toolCalls: [{ name: 'read_file', input: { path: `chunks/c${index % 20}.txt` } }] });
+  }
+  turns.push({ text: 'done' });
+  return byTurn(turns);
+}
+
+/** Twenty distinct ~5 KB text files: distinct so no two tool results are the same bytes. */
+export function chunkFiles(outputBytes: number): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (let chunk = 0; chunk < 20; chunk++) {
+    const lines: string[] = [];
+    for (let line = 0; Buffer.byteLength(lines.join('\n')) < outputBytes - 80; line++) {
+      lines.push(`chunk ${chunk} line ${line}: the quick brown fox jumps over the lazy dog ${line * 7919 + chunk}`);
+    }
+    files[`chunks/c${chunk}.txt`] = `${lines.join('\n')}\n`;
+  }
+  return files;
+}
