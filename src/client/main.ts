@@ -1,4 +1,6 @@
 import { Command, Option } from 'commander';
+import { answerBlocker } from './blockers-answer.js';
+import { showOpenBlockers } from './blockers-list.js';
 import { CliError } from './output.js';
 import { startTask } from './task-start.js';
 import { showTaskResult } from './task-result.js';
@@ -37,6 +39,21 @@ export function buildProgram(): Command {
     .option('--wait', 'wait for the task to finish')
     .addOption(json())
     .action(showTaskResult);
+
+  const blockers = program.command('blockers').description('questions the agent is waiting on');
+  blockers
+    .command('list')
+    .description('open blockers across all workflows: workflow id, blocker id, age, question')
+    .addOption(json())
+    .action(showOpenBlockers);
+  blockers
+    .command('answer')
+    .description('answer a blocker; prints the acknowledgement (or why it was rejected)')
+    .argument('<workflowId>')
+    .argument('<answer>')
+    .option('--blocker <id>', 'which blocker (needed when more than one is open)')
+    .addOption(json())
+    .action(answerBlocker);
   return program;
 }
 

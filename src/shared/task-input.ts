@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BLOCKER_TIMEOUT_ACTIONS, DurationSchema } from './blockers.js';
 import { DEFAULT_MAX_ITERATIONS } from './constants.js';
 import { parseOrFail } from './validation.js';
 
@@ -12,10 +13,25 @@ export const TaskInputSchema = z
     description: z.string().trim().min(1, 'must describe the task'),
     workspace: z.string().startsWith('/', 'must be an absolute path on the worker host'),
     prd: z.string().optional(),
-    maxIterations: z.number().int().min(1).max(1000).default(DEFAULT_MAX_ITERATIONS),
+    /** Iteration budget; without it, 30 scaled by `complexity`. */
+    maxIterations: z.number().int().min(1).max(1000).optional(),
+    /** 1 (trivial) to 5 (greenfield): scales the default budget, CodeFRAME's 30 × (1 + (c − 1) × 0.5), 15 to 100. */
+    complexity: z.number().int().min(1).max(5).default(1),
     model: z.string().min(1).optional(),
+    /** How long a blocker may wait for an answer, e.g. `7d`; unset waits for ever. */
+    blockerTimeout: DurationSchema.optional(),
+    /** On a blocker timeout: fail the task, or carry on and let the agent use its best judgement. */
+    onBlockerTimeout: z.enum(BLOCKER_TIMEOUT_ACTIONS).default('fail'),
+    /** Which `run_command` calls wait for a human's approve/deny first. */
+    approval: z.enum(['never', 'risky', 'always']).default('never'),
+    /** Questions answered in an earlier run of this task; they go into the task layer of the prompt. */
+    answers: z.array(z.object({ question: z.string(), answer: z.string() })).default([]),
   })
-  .transform((input) => ({ ...input, title: input.title ?? titleFrom(input.description) }));
+  .transform((input) => ({
+    ...input,
+    title: input.title ?? titleFrom(input.description),
+    maxIterations: input.maxIterations ?? iterationBudget(input.complexity),
+  }));
 
 export type TaskInput = z.output<typeof TaskInputSchema>;
 /** What callers may send: defaults filled in by parsing. */
@@ -23,6 +39,11 @@ export type TaskInputRaw = z.input<typeof TaskInputSchema>;
 
 export function parseTaskInput(raw: unknown): TaskInput {
   return parseOrFail(TaskInputSchema, raw, 'task input');
+}
+
+/** CodeFRAME's adaptive budget: 30 × (1 + (c − 1) × 0.5), clamped to 15–100. */
+export function iterationBudget(complexity: number): number {
+  return Math.min(100, Math.max(15, Math.round(DEFAULT_MAX_ITERATIONS * (1 + (complexity - 1) * 0.5))));
 }
 
 function titleFrom(description: string): string {

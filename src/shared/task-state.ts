@@ -1,3 +1,4 @@
+import type { Blocker, RejectedAnswer } from './blockers.js';
 import type { Usage } from './conversation.js';
 
 /** `CodeloopStatus` values. */
@@ -34,5 +35,9 @@ export interface TaskStateSnapshot {
   hostId?: string;
   runs: number;
   startedAt: string;
+  openBlockers: Blocker[];
+  answeredBlockers: Blocker[];
+  /** Answers the workflow refused (unknown id, empty, ambiguous), with the reason. */
+  rejectedAnswers: RejectedAnswer[];
   result?: TaskResult;
 }

@@ -1,5 +1,15 @@
-import { defineQuery } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { BlockerAcknowledgement, BlockerAnswer } from '../shared/blockers.js';
 import type { TaskStateSnapshot } from '../shared/task-state.js';
 
 /** `getState`: status, phase, iteration, open blockers and usage of a task. */
 export const getStateQuery = defineQuery<TaskStateSnapshot>('getState');
+
+/**
+ * `answerBlocker`: fire-and-forget, works with no worker running (the signal waits in history). A bad answer is
+ * ignored and recorded in `getState` as rejected; it never fails the workflow.
+ */
+export const answerBlockerSignal = defineSignal<[BlockerAnswer]>('answerBlocker');
+
+/** `answerBlockerUpdate`: the same answer, acknowledged or rejected synchronously by a validator. */
+export const answerBlockerUpdate = defineUpdate<BlockerAcknowledgement, [BlockerAnswer]>('answerBlockerUpdate');

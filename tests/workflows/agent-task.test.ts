@@ -5,6 +5,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import type { TaskResult } from '../../src/shared/task-state.js';
 import { agentTaskWorkflow } from '../../src/workflows/index.js';
+import { answerBlockerSignal } from '../../src/workflows/messages.js';
+import { waitForBlockers } from '../support/blockers.js';
 import { startFakeMessagesApi, type FakeMessagesApi } from '../support/fake-messages-api.js';
 import { activityAttempts, scheduledActivities } from '../support/history.js';
 import { recordHistory } from '../support/record-history.js';
@@ -90,13 +92,17 @@ describe('agentTaskWorkflow', () => {
     await recordHistory('task-scripted-session', handle);
   });
 
-  test('the iteration budget ends the task as failed with reason budget_exhausted', async () => {
+  test('an exhausted iteration budget asks first; "stop" ends the task as failed with reason budget_exhausted', async () => {
     const workspace = makeWorkspace({ 'a.txt': 'a\n' });
     fake.enqueue(
       { toolCalls: [{ name: 'read_file', input: { path: 'a.txt' } }] },
       { toolCalls: [{ name: 'read_file', input: { path: 'a.txt' } }] },
     );
     const handle = await start({ description: 'loop forever', workspace, maxIterations: 2 });
+    const [blocker] = await waitForBlockers(handle);
+    expect(blocker).toMatchObject({ origin: 'budget', options: ['continue', 'stop'] });
+    expect(blocker.question).toContain('The iteration budget of 2 is used up');
+    await handle.signal(answerBlockerSignal, { answer: 'stop' });
     const error = await handle.result().catch((caught) => caught);
     expect(error).toBeInstanceOf(WorkflowFailedError);
     const cause = (error as WorkflowFailedError).cause as ApplicationFailure;
@@ -134,7 +140,7 @@ describe('agentTaskWorkflow', () => {
 });
 
 describe('credentials', () => {
-  test('a 401 fails the model call without a retry', async () => {
+  test('a 401 fails the model call without a retry and becomes a blocker naming the fix', async () => {
     const wrongKey = await startFakeMessagesApi({ apiKey: 'sk-the-right-key' });
     const queue = uniqueName('auth');
     const authWorkers = await startWorkers(temporal, { taskQueue: queue, env: modelEnv(wrongKey, { ANTHROPIC_API_KEY: 'sk-wrong' }) });
@@ -144,9 +150,15 @@ describe('credentials', () => {
         taskQueue: queue,
         workflowId: uniqueName('auth'),
       });
-      const error = (await handle.result().catch((caught) => caught)) as WorkflowFailedError;
-      expect(String((error.cause as ApplicationFailure).cause?.message)).toContain('rejected the credentials (401 authentication_error');
+      const [blocker] = await waitForBlockers(handle);
+      expect(blocker.origin).toBe('credentials');
+      expect(blocker.question).toContain('rejected the credentials (401 authentication_error');
+      expect(blocker.question).toContain("Set ANTHROPIC_API_KEY on the worker, then answer 'retry'");
       expect(wrongKey.requests).toHaveLength(1);
+      expect(activityAttempts(await handle.fetchHistory())).toEqual([1, 1, 1]);
+      await handle.signal(answerBlockerSignal, { answer: 'stop' });
+      const error = (await handle.result().catch((caught) => caught)) as WorkflowFailedError;
+      expect((error.cause as ApplicationFailure).message).toContain('stopped by a human');
       expect(JSON.stringify(await handle.fetchHistory())).not.toContain('sk-wrong');
     } finally {
       await authWorkers.stop();

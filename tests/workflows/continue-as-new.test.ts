@@ -2,7 +2,8 @@ import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startDevServer, type DevServer } from '../../src/server/dev-server.js';
 import { agentTaskWorkflow } from '../../src/workflows/index.js';
-import { getStateQuery } from '../../src/workflows/messages.js';
+import { answerBlockerSignal, getStateQuery } from '../../src/workflows/messages.js';
+import { waitForBlockers } from '../support/blockers.js';
 import { byTurn, startFakeMessagesApi, type FakeMessagesApi, type ScriptedTurn } from '../support/fake-messages-api.js';
 import { freePort } from '../support/free-port.js';
 import { recordHistory } from '../support/record-history.js';
@@ -22,6 +23,35 @@ beforeAll(async () => {
   temporal = await connectTemporal(server.address);
   fake = await startFakeMessagesApi();
 });
+
+const systemText = (index: number) => JSON.stringify(fake.requests[index].body.system);
+
+test('a blocker answered before continue-as-new is still in the prompt after it', async () => {
+  const creates: ScriptedTurn[] = Array.from({ length: 12 }, (_, index) => ({
+    toolCalls: [{ name: 'create_file', input: { path: `f${index}.txt`, content: 'x' } }],
+  }));
+  fake.setResponder(byTurn([{ toolCalls: [{ name: 'raise_blocker', input: { question: 'Which license?' } }] }, ...creates, { text: 'done' }]));
+  const taskQueue = uniqueName('can-blocker');
+  const workers = await startWorkers(temporal, { taskQueue, env: modelEnv(fake) });
+  try {
+    const before = fake.requests.length;
+    const handle = await temporal.client.workflow.start(agentTaskWorkflow, {
+      args: [{ description: 'license question', workspace: makeWorkspace() }],
+      taskQueue,
+      workflowId: uniqueName('can-blocker'),
+    });
+    await waitForBlockers(handle);
+    await handle.signal(answerBlockerSignal, { answer: 'MIT' });
+    const result = await handle.result();
+    expect(result.runs).toBeGreaterThanOrEqual(2);
+    const qa = 'Q: Which license?\\nA: MIT';
+    expect(systemText(before)).not.toContain(qa);
+    expect(systemText(fake.requests.length - 1)).toContain(qa);
+    await recordHistory('task-blocker-before-continue-as-new', handle);
+  } finally {
+    await workers.stop();
+  }
+}, 120_000);
 
 afterAll(async () => {
   await fake?.close();

@@ -22,8 +22,13 @@ export interface ToolTarget {
   hostQueue: string;
 }
 
-/** Tools the workflow answers itself rather than through a workspace activity. */
-export type WorkflowToolHandler = (call: ToolUseBlock, input: ToolInput<'raise_blocker'>) => Promise<ToolOutcome>;
+/** What the workflow decides itself around the workspace tools. */
+export interface ToolHooks {
+  /** `raise_blocker`: ask a human; the answer is the tool result. */
+  askHuman(input: ToolInput<'raise_blocker'>): Promise<ToolOutcome>;
+  /** Before `run_command`: `undefined` to run it, or the tool result to return instead (a denial). */
+  approveCommand(command: string): Promise<ToolOutcome | undefined>;
+}
 
 export interface ExecutedCall {
   call: ToolUseBlock;
@@ -49,13 +54,13 @@ function executeOnHost(name: WorkspaceToolName, input: unknown, target: ToolTarg
  * Runs one assistant turn's tool calls and returns a result for every one, in order. Consecutive calls that only
  * read (or ask a human) run at the same time; anything that writes or runs runs alone, in the order given.
  */
-export async function executeToolCalls(calls: ToolUseBlock[], target: ToolTarget, askHuman: WorkflowToolHandler): Promise<ExecutedCall[]> {
+export async function executeToolCalls(calls: ToolUseBlock[], target: ToolTarget, hooks: ToolHooks): Promise<ExecutedCall[]> {
   const executed: ExecutedCall[] = [];
   let index = 0;
   while (index < calls.length) {
     let end = index + 1;
     if (isConcurrent(calls[index])) while (end < calls.length && isConcurrent(calls[end])) end += 1;
-    executed.push(...(await Promise.all(calls.slice(index, end).map((call) => executeToolCall(call, target, askHuman)))));
+    executed.push(...(await Promise.all(calls.slice(index, end).map((call) => executeToolCall(call, target, hooks)))));
     index = end;
   }
   return executed;
@@ -65,7 +70,7 @@ function isConcurrent(call: ToolUseBlock): boolean {
   return isToolName(call.name) && CONCURRENT_TOOLS.has(call.name);
 }
 
-async function executeToolCall(call: ToolUseBlock, target: ToolTarget, askHuman: WorkflowToolHandler): Promise<ExecutedCall> {
+async function executeToolCall(call: ToolUseBlock, target: ToolTarget, hooks: ToolHooks): Promise<ExecutedCall> {
   if (!isToolName(call.name)) {
     const known = Object.keys(toolInputSchemas).join(', ');
     const outcome = { content: `unknown tool ${call.name}; the tools are: ${known}`, isError: true };
@@ -79,7 +84,11 @@ async function executeToolCall(call: ToolUseBlock, target: ToolTarget, askHuman:
   }
   const input = parsed.data;
   const summary = summarizeToolCall(name, input as never);
-  if (name === 'raise_blocker') return { call, name, input, summary, outcome: await askHuman(call, input as ToolInput<'raise_blocker'>) };
+  if (name === 'raise_blocker') return { call, name, input, summary, outcome: await hooks.askHuman(input as ToolInput<'raise_blocker'>) };
+  if (name === 'run_command') {
+    const denied = await hooks.approveCommand((input as ToolInput<'run_command'>).command);
+    if (denied) return { call, name, input, summary, outcome: denied };
+  }
   try {
     return { call, name, input, summary, outcome: await executeOnHost(name, input, target, summary) };
   } catch (error) {

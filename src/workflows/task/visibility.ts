@@ -1,5 +1,5 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
-import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
+import { setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { SEARCH_ATTRIBUTES } from '../../shared/constants.js';
 import type { TaskPhase, TaskStateSnapshot, TaskStatus } from '../../shared/task-state.js';
 
@@ -27,10 +27,30 @@ export class SearchAttributeTracker {
 
 const formatCount = (value: number) => value.toLocaleString('en-US');
 
+/** The open question first and prominent, with the two ways to answer it. */
+function renderOpenBlockers(state: TaskStateSnapshot): string[] {
+  const { workflowId } = workflowInfo();
+  return state.openBlockers.map((blocker) => {
+    const options = blocker.options ? ` (${blocker.options.map((option) => `'${option}'`).join(' or ')})` : '';
+    return [
+      `### ⏸ Waiting for a human: blocker \`${blocker.id}\`${options}`,
+      blocker.question
+        .split('\n')
+        .map((line) => `> ${line}`)
+        .join('\n'),
+      blocker.context ? `Context: ${blocker.context}` : undefined,
+      `Asked ${blocker.askedAt}. Answer with \`npx codeloop blockers answer ${workflowId} --blocker ${blocker.id} "…"\` or \`temporal workflow signal --workflow-id ${workflowId} --name answerBlocker --input '{"blockerId":"${blocker.id}","answer":"…"}'\``,
+    ]
+      .filter(Boolean)
+      .join('\n\n');
+  });
+}
+
 /** The Web UI's "current details": a short markdown card of where the task stands. */
 export function renderCurrentDetails(state: TaskStateSnapshot, extra: string[] = []): string {
   const usage = state.usage;
   const lines = [
+    ...renderOpenBlockers(state),
     `**${state.title}**`,
     `Status: **${state.status}** · phase: **${state.phase}** · iteration ${state.iteration}/${state.maxIterations}${state.runs > 1 ? ` · run ${state.runs}` : ''}`,
     ...extra,

@@ -1,0 +1,66 @@
+import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
+import type { Blocker } from '../shared/blockers.js';
+import { SEARCH_ATTRIBUTES } from '../shared/constants.js';
+import { emit, formatDuration, type OutputOptions } from './output.js';
+import { withClient } from './session.js';
+import { queryState } from './task-view.js';
+
+export interface OpenBlockerRow {
+  workflowId: string;
+  workflowType: string;
+  blockerId: string;
+  origin: Blocker['origin'];
+  askedAt: string;
+  ageMs: number;
+  question: string;
+  options?: string[];
+}
+
+/**
+ * Open blockers across every workflow: a visibility query on `CodeloopStatus="blocked"`, then each workflow's own
+ * state for the questions. Visibility says who is blocked; the query says about what.
+ */
+export async function listOpenBlockers(client: Client, now = Date.now()): Promise<OpenBlockerRow[]> {
+  const rows: OpenBlockerRow[] = [];
+  const query = `${SEARCH_ATTRIBUTES.status} = "blocked" AND ExecutionStatus = "Running"`;
+  for await (const execution of client.workflow.list({ query })) {
+    for (const blocker of await openBlockersOf(client, execution)) {
+      rows.push({
+        workflowId: execution.workflowId,
+        workflowType: execution.type,
+        blockerId: blocker.id,
+        origin: blocker.origin,
+        askedAt: blocker.askedAt,
+        ageMs: now - Date.parse(blocker.askedAt),
+        question: blocker.question,
+        options: blocker.options,
+      });
+    }
+  }
+  return rows.sort((a, b) => b.ageMs - a.ageMs);
+}
+
+async function openBlockersOf(client: Client, execution: WorkflowExecutionInfo): Promise<Blocker[]> {
+  const handle = client.workflow.getHandle(execution.workflowId, execution.runId);
+  return (await queryState(client, handle))?.openBlockers ?? [];
+}
+
+export function renderBlockerRows(rows: OpenBlockerRow[]): string {
+  if (rows.length === 0) return 'no open blockers';
+  const lines = rows.map((row) => {
+    const question = row.question.replace(/\s+/g, ' ');
+    return `${row.workflowId}  ${row.blockerId}  ${formatDuration(row.ageMs)}  ${question}`;
+  });
+  const first = rows[0];
+  return [
+    `${rows.length} open blocker${rows.length === 1 ? '' : 's'} (workflow, blocker, age, question):`,
+    ...lines,
+    '',
+    `answer with: npx codeloop blockers answer ${first.workflowId} --blocker ${first.blockerId} "your answer"`,
+  ].join('\n');
+}
+
+/** `codeloop blockers list`. */
+export async function showOpenBlockers(options: OutputOptions): Promise<void> {
+  await withClient(async (client) => emit(options, await listOpenBlockers(client), renderBlockerRows));
+}

@@ -1,0 +1,58 @@
+import { z } from 'zod';
+
+/** Where a blocker came from: the agent asked, or the workflow needed a human for it. */
+export type BlockerOrigin =
+  | 'agent'
+  | 'final-question'
+  | 'credentials'
+  | 'model-unavailable'
+  | 'approval'
+  | 'escalation'
+  | 'budget'
+  | 'stall'
+  | 'merge-conflict';
+
+export interface Blocker {
+  id: string;
+  question: string;
+  context?: string;
+  origin: BlockerOrigin;
+  askedAt: string;
+  /** Answers the workflow understands, e.g. `approve` / `deny`, shown to the human. */
+  options?: string[];
+  status: 'open' | 'answered' | 'timed-out';
+  answer?: string;
+  answeredAt?: string;
+}
+
+export interface RejectedAnswer {
+  blockerId?: string;
+  answer: string;
+  reason: string;
+  at: string;
+}
+
+/** The `answerBlocker` signal's and update's payload. `blockerId` may be left out when one blocker is open. */
+export const BlockerAnswerSchema = z.object({
+  blockerId: z.string().min(1).optional(),
+  answer: z.string(),
+});
+export type BlockerAnswer = z.infer<typeof BlockerAnswerSchema>;
+
+/** What the `answerBlockerUpdate` returns to the caller. */
+export interface BlockerAcknowledgement {
+  blockerId: string;
+  question: string;
+  answer: string;
+  answeredAt: string;
+}
+
+/** What to do when a blocker waits longer than the task's `blockerTimeout`. */
+export const BLOCKER_TIMEOUT_ACTIONS = ['fail', 'continue'] as const;
+
+/** A duration in Temporal's `ms` format, restricted to the unambiguous forms: `90s`, `30m`, `12h`, `7d`, `2w`. */
+export const DurationSchema = z.string().regex(/^\d+(\.\d+)?(ms|s|m|h|d|w)$/, 'must be a duration like 30m, 12h or 7d');
+
+/** Words that answer an approval blocker. Anything else is treated as a denial with guidance. */
+export const APPROVE_WORDS = /^\s*(approve|approved|yes|y|ok|allow|go ahead)\s*[.!]?\s*$/i;
+export const STOP_WORDS = /^\s*(stop|fail|abort|cancel|give up)\s*[.!]?\s*$/i;

@@ -1,0 +1,35 @@
+/**
+ * Decides whether a final turn that ends with a question is really a blocker. CodeFRAME's categories:
+ * requirements, access, external service. Tactical questions (a name, a style choice) and courtesy offers
+ * ("Would you like me to add tests?") after finished work are not: the agent decides those itself.
+ */
+export type QuestionCategory = 'requirements' | 'access' | 'external-service';
+
+const ACCESS = /\b(api[ -]?keys?|credentials?|passwords?|tokens?|secrets?|access to|permissions?|log ?in|ssh keys?|authenticat\w*|authori[sz]\w*)\b/i;
+const EXTERNAL = /\b(service|server|endpoint|database|host|api)\b[^?]*\b(is it|is the)\b[^?]*\b(down|up|running|available)\b|\b(service|server|endpoint|database|host|api|webhook|queue)\b[^?]*\b(down|unavailable|unreachable|not responding|offline|url|address|hostname|which|where)\b|\b(which|what)\b[^?]*\b(endpoint|url|host|server|database)\b/i;
+const REQUIREMENTS =
+  /^(should|must|does the|do the|is the|are the)\b|\bor\b|\b(should (the|it|this|we|i|they|users?)|which (one|approach|option|format|behaviou?r|version|framework|library|of)|what (should|is the expected|format|behaviou?r)|clarif\w*|unclear|ambiguous|before i (can|proceed|continue)|i need (to know|you to|more|clarification)|can you (provide|confirm|specify|tell)|please (confirm|specify|provide)|do you want (the|it|this))\b/i;
+const TACTICAL = /\b(variable|function|method|class|file|module|branch|parameter) names?\b|\bnaming\b|\bname (it|this|the)\b/i;
+const OFFER = /\b(would you like me to|do you want me to|shall i|should i also|let me know if|anything else|happy to)\b/i;
+
+/** The question sentences of a text: those ending in `?`. */
+export function questionsIn(text: string): string[] {
+  return (text.match(/[^.!?\n]*\?/g) ?? []).map((question) => question.trim()).filter(Boolean);
+}
+
+/**
+ * The category that makes this final text a blocker, or `undefined` when the task may complete. Each question is
+ * read with the sentence before it ("I need an API key. Can you provide one?"); offers and tactical questions are
+ * judged on the question alone.
+ */
+export function classifyFinalQuestion(text: string): QuestionCategory | undefined {
+  const sentences = (text.match(/[^.!?\n]+[.!?]?/g) ?? []).map((sentence) => sentence.trim()).filter(Boolean);
+  for (const [index, question] of sentences.entries()) {
+    if (!question.endsWith('?') || OFFER.test(question) || TACTICAL.test(question)) continue;
+    const withContext = `${sentences[index - 1] ?? ''} ${question}`;
+    if (ACCESS.test(withContext)) return 'access';
+    if (EXTERNAL.test(withContext)) return 'external-service';
+    if (REQUIREMENTS.test(question)) return 'requirements';
+  }
+  return undefined;
+}
