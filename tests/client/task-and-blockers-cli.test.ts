@@ -1,42 +1,26 @@
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import type { OpenBlockerRow } from '../../src/client/blockers-list.js';
 import { waitForBlockers } from '../support/blockers.js';
 import { runCli } from '../support/cli.js';
-import { startFakeMessagesApi, type FakeMessagesApi } from '../support/fake-messages-api.js';
-import { connectTemporal, modelEnv, startWorkers, uniqueName, type TestTemporal } from '../support/temporal.js';
+import { useTaskHarness } from '../support/task-harness.js';
 import { makeWorkspace } from '../support/workspace.js';
 
-let temporal: TestTemporal;
-let fake: FakeMessagesApi;
-let workers: Awaited<ReturnType<typeof startWorkers>>;
-const taskQueue = uniqueName('cli');
-const env = { CODELOOP_TASK_QUEUE: taskQueue };
-
-beforeAll(async () => {
-  temporal = await connectTemporal();
-  fake = await startFakeMessagesApi();
-  workers = await startWorkers(temporal, { taskQueue, env: modelEnv(fake) });
-});
-
-afterAll(async () => {
-  await workers?.stop();
-  await fake?.close();
-  await temporal?.close();
-});
+const harness = useTaskHarness('cli');
+const env = () => ({ CODELOOP_TASK_QUEUE: harness.taskQueue });
 
 test('task start, blockers list, blockers answer, task status and result, all with --json', async () => {
-  fake.enqueue({ toolCalls: [{ name: 'raise_blocker', input: { question: 'Keep the old flag?' } }] }, { text: 'Kept the old flag.' });
+  harness.fake.enqueue({ toolCalls: [{ name: 'raise_blocker', input: { question: 'Keep the old flag?' } }] }, { text: 'Kept the old flag.' });
   const workspace = makeWorkspace({ 'a.txt': 'a' });
-  const started = await runCli(['task', 'start', '--workspace', workspace, '--title', 'Flag cleanup', 'Remove unused flags', '--json'], env);
+  const started = await runCli(['task', 'start', '--workspace', workspace, '--title', 'Flag cleanup', 'Remove unused flags', '--json'], env());
   expect(started.code).toBe(0);
   const { workflowId, url } = JSON.parse(started.stdout) as { workflowId: string; url: string };
   expect(workflowId).toMatch(/^task-flag-cleanup-[0-9a-f]{8}$/);
   expect(url).toBe(`http://localhost:8233/namespaces/default/workflows/${workflowId}`);
 
-  await waitForBlockers(temporal.client.workflow.getHandle(workflowId));
+  await waitForBlockers(harness.temporal.client.workflow.getHandle(workflowId));
   let mine: OpenBlockerRow[] = [];
   for (let attempt = 0; attempt < 50 && mine.length === 0; attempt++) {
-    const listed = await runCli(['blockers', 'list', '--json'], env);
+    const listed = await runCli(['blockers', 'list', '--json'], env());
     expect(listed.code).toBe(0);
     mine = (JSON.parse(listed.stdout) as OpenBlockerRow[]).filter((row) => row.workflowId === workflowId);
     if (mine.length === 0) await new Promise((resolve) => setTimeout(resolve, 200));
@@ -44,32 +28,32 @@ test('task start, blockers list, blockers answer, task status and result, all wi
   expect(mine).toMatchObject([{ blockerId: 'b1', question: 'Keep the old flag?', origin: 'agent', workflowType: 'agentTaskWorkflow' }]);
   expect(mine[0].ageMs).toBeGreaterThanOrEqual(0);
 
-  const human = await runCli(['blockers', 'list'], env);
+  const human = await runCli(['blockers', 'list'], env());
   expect(human.stdout).toContain(`${workflowId}  b1  `);
   expect(human.stdout).toContain(`npx codeloop blockers answer ${workflowId} --blocker b1`);
 
-  const rejected = await runCli(['blockers', 'answer', workflowId, '--blocker', 'b9', 'yes'], env);
+  const rejected = await runCli(['blockers', 'answer', workflowId, '--blocker', 'b9', 'yes'], env());
   expect(rejected.code).toBe(1);
   expect(rejected.stderr).toContain('codeloop: answer rejected: no blocker b9; open: b1');
 
-  const answered = await runCli(['blockers', 'answer', workflowId, 'yes, keep it', '--json'], env);
+  const answered = await runCli(['blockers', 'answer', workflowId, 'yes, keep it', '--json'], env());
   expect(answered.code).toBe(0);
   expect(JSON.parse(answered.stdout)).toMatchObject({ via: 'update', blockerId: 'b1', question: 'Keep the old flag?', answer: 'yes, keep it' });
 
-  const result = await runCli(['task', 'result', workflowId, '--wait', '--json'], env);
+  const result = await runCli(['task', 'result', workflowId, '--wait', '--json'], env());
   expect(result.code).toBe(0);
   expect(JSON.parse(result.stdout)).toMatchObject({ execution: 'COMPLETED', result: { status: 'completed', summary: 'Kept the old flag.' } });
 
-  const status = await runCli(['task', 'status', workflowId], env);
+  const status = await runCli(['task', 'status', workflowId], env());
   expect(status.stdout).toContain(`${workflowId}  [completed]`);
   expect(status.stdout).toContain('summary: Kept the old flag.');
 }, 120_000);
 
 test('bad input is a usage error naming the field; an unknown id is a clear error', async () => {
-  const bad = await runCli(['task', 'start', '--workspace', '/tmp', '--max-iterations', '0', 'x'], env);
+  const bad = await runCli(['task', 'start', '--workspace', '/tmp', '--max-iterations', '0', 'x'], env());
   expect(bad.code).toBe(2);
   expect(bad.stderr).toContain('invalid task input: maxIterations:');
-  const missing = await runCli(['task', 'status', 'no-such-task'], env);
+  const missing = await runCli(['task', 'status', 'no-such-task'], env());
   expect(missing.code).toBe(1);
   expect(missing.stderr).toContain('codeloop: no task with workflow id no-such-task');
 });

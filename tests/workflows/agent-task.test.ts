@@ -2,46 +2,24 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import type { TaskResult } from '../../src/shared/task-state.js';
-import { agentTaskWorkflow } from '../../src/workflows/index.js';
 import { answerBlockerSignal } from '../../src/workflows/messages.js';
 import { waitForBlockers } from '../support/blockers.js';
-import { startFakeMessagesApi, type FakeMessagesApi } from '../support/fake-messages-api.js';
+import { startFakeMessagesApi } from '../support/fake-messages-api.js';
+import { useTaskHarness } from '../support/task-harness.js';
 import { activityAttempts, scheduledActivities } from '../support/history.js';
 import { recordHistory } from '../support/record-history.js';
-import { connectTemporal, modelEnv, startWorkers, uniqueName, type TestTemporal } from '../support/temporal.js';
+import { modelEnv, startWorkers, uniqueName } from '../support/temporal.js';
 import { makeWorkspace } from '../support/workspace.js';
 
-let temporal: TestTemporal;
-let fake: FakeMessagesApi;
-let workers: Awaited<ReturnType<typeof startWorkers>>;
-const taskQueue = uniqueName('agent-task');
-
-beforeAll(async () => {
-  temporal = await connectTemporal();
-  fake = await startFakeMessagesApi();
-  workers = await startWorkers(temporal, { taskQueue, env: modelEnv(fake) });
-});
-
-afterAll(async () => {
-  await workers?.stop();
-  await fake?.close();
-  await temporal?.close();
-});
-
-afterEach(() => {
-  expect(fake.problems).toEqual([]);
-  expect(fake.remaining()).toBe(0);
-});
-
-const start = (input: unknown, id = uniqueName('task')) =>
-  temporal.client.workflow.start(agentTaskWorkflow, { args: [input], taskQueue, workflowId: id });
+const harness = useTaskHarness('agent-task');
+const start = (input: Record<string, unknown>) => harness.start(input);
 
 describe('agentTaskWorkflow', () => {
   test('a scripted session creates and edits files, and history reads like a transcript', async () => {
     const workspace = makeWorkspace({ 'app.py': 'def greet(name):\n    return "hi " + name\n', 'README.md': '# demo\n' });
-    fake.enqueue(
+    harness.fake.enqueue(
       { toolCalls: [{ name: 'list_files', input: {} }, { name: 'read_file', input: { path: 'app.py' } }] },
       { toolCalls: [{ name: 'create_file', input: { path: 'src/hello.py', content: 'print("hello")\n' } }] },
       {
@@ -69,7 +47,7 @@ describe('agentTaskWorkflow', () => {
     expect(result.elapsedMs).toBeGreaterThan(0);
 
     // The tool results went back to the model: the run_command output reached the final request.
-    const last = fake.requests[fake.requests.length - 1].body.messages.at(-1)!;
+    const last = harness.fake.requests[harness.fake.requests.length - 1].body.messages.at(-1)!;
     expect(JSON.stringify(last.content)).toContain('return f\\"hello {name}\\"');
 
     const steps = scheduledActivities(await handle.fetchHistory());
@@ -88,13 +66,13 @@ describe('agentTaskWorkflow', () => {
       ['callModel', 'model turn 5/30'],
     ]);
     const toolSteps = steps.filter((step) => !['callModel', 'bindWorkspace'].includes(step.activityType));
-    expect(new Set(toolSteps.map((step) => step.taskQueue))).toEqual(new Set([`${taskQueue}@test-host`]));
+    expect(new Set(toolSteps.map((step) => step.taskQueue))).toEqual(new Set([`${harness.taskQueue}@test-host`]));
     await recordHistory('task-scripted-session', handle);
   });
 
   test('an exhausted iteration budget asks first; "stop" ends the task as failed with reason budget_exhausted', async () => {
     const workspace = makeWorkspace({ 'a.txt': 'a\n' });
-    fake.enqueue(
+    harness.fake.enqueue(
       { toolCalls: [{ name: 'read_file', input: { path: 'a.txt' } }] },
       { toolCalls: [{ name: 'read_file', input: { path: 'a.txt' } }] },
     );
@@ -128,11 +106,11 @@ describe('agentTaskWorkflow', () => {
 
   test('a 429 is retried after its retry-after, then succeeds', async () => {
     const workspace = makeWorkspace();
-    fake.enqueue({ error: { status: 429, type: 'rate_limit_error', message: 'slow down', retryAfterSeconds: 3 } }, { text: 'done' });
-    const before = fake.requests.length;
+    harness.fake.enqueue({ error: { status: 429, type: 'rate_limit_error', message: 'slow down', retryAfterSeconds: 3 } }, { text: 'done' });
+    const before = harness.fake.requests.length;
     const handle = await start({ description: 'rate limited', workspace });
     expect(await handle.result()).toMatchObject({ status: 'completed', summary: 'done' });
-    const [first, second] = fake.requests.slice(before);
+    const [first, second] = harness.fake.requests.slice(before);
     expect(second.at - first.at).toBeGreaterThanOrEqual(2_900);
     expect(activityAttempts(await handle.fetchHistory()).at(-1)).toBe(2);
     await recordHistory('task-rate-limited', handle);
@@ -143,13 +121,9 @@ describe('credentials', () => {
   test('a 401 fails the model call without a retry and becomes a blocker naming the fix', async () => {
     const wrongKey = await startFakeMessagesApi({ apiKey: 'sk-the-right-key' });
     const queue = uniqueName('auth');
-    const authWorkers = await startWorkers(temporal, { taskQueue: queue, env: modelEnv(wrongKey, { ANTHROPIC_API_KEY: 'sk-wrong' }) });
+    const authWorkers = await startWorkers(harness.temporal, { taskQueue: queue, env: modelEnv(wrongKey, { ANTHROPIC_API_KEY: 'sk-wrong' }) });
     try {
-      const handle = await temporal.client.workflow.start(agentTaskWorkflow, {
-        args: [{ description: 'x', workspace: makeWorkspace() }],
-        taskQueue: queue,
-        workflowId: uniqueName('auth'),
-      });
+      const handle = await harness.start({ description: 'x', workspace: makeWorkspace() }, queue);
       const [blocker] = await waitForBlockers(handle);
       expect(blocker.origin).toBe('credentials');
       expect(blocker.question).toContain('rejected the credentials (401 authentication_error');

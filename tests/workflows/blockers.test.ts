@@ -2,51 +2,26 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { ApplicationFailure } from '@temporalio/common';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import type { TaskResult } from '../../src/shared/task-state.js';
-import { agentTaskWorkflow } from '../../src/workflows/index.js';
 import { answerBlockerSignal, answerBlockerUpdate, getStateQuery } from '../../src/workflows/messages.js';
 import { waitForBlockers, waitForState } from '../support/blockers.js';
-import { startFakeMessagesApi, type FakeMessagesApi, type RecordedRequest } from '../support/fake-messages-api.js';
+import type { RecordedRequest } from '../support/fake-messages-api.js';
+import { useTaskHarness } from '../support/task-harness.js';
 import { recordHistory } from '../support/record-history.js';
-import { connectTemporal, modelEnv, startWorkers, uniqueName, type TestTemporal } from '../support/temporal.js';
+import { modelEnv, startWorkers, uniqueName } from '../support/temporal.js';
 import { makeWorkspace } from '../support/workspace.js';
 
-let temporal: TestTemporal;
-let fake: FakeMessagesApi;
-let workers: Awaited<ReturnType<typeof startWorkers>> | undefined;
-const taskQueue = uniqueName('blockers');
-
-beforeAll(async () => {
-  temporal = await connectTemporal();
-  fake = await startFakeMessagesApi();
-  workers = await startWorkers(temporal, { taskQueue, env: modelEnv(fake) });
-});
-
-afterAll(async () => {
-  await workers?.stop();
-  await fake?.close();
-  await temporal?.close();
-});
-
-afterEach(() => {
-  expect(fake.problems).toEqual([]);
-  expect(fake.remaining()).toBe(0);
-});
-
-const start = (input: Record<string, unknown>, queue = taskQueue) =>
-  temporal.client.workflow.start(agentTaskWorkflow, {
-    args: [{ description: 'a task that needs a human', workspace: makeWorkspace({ 'a.txt': 'a\n' }), ...input }],
-    taskQueue: queue,
-    workflowId: uniqueName('blocked'),
-  });
+const harness = useTaskHarness('blockers');
+const start = (input: Record<string, unknown>, queue?: string) =>
+  harness.start({ description: 'a task that needs a human', workspace: makeWorkspace({ 'a.txt': 'a\n' }), ...input }, queue);
 
 /** The tool results (or user text) of the last message of a request. */
 const lastUserContent = (request: RecordedRequest) => JSON.stringify(request.body.messages.at(-1)!.content);
 
 describe('raise_blocker', () => {
   test('waits with every worker stopped; the answer signalled meanwhile reaches the next model request', async () => {
-    fake.enqueue(
+    harness.fake.enqueue(
       { toolCalls: [{ name: 'raise_blocker', input: { question: 'Which database should the app use?', context: 'PRD is silent' } }] },
       (request) => {
         expect(lastUserContent(request)).toContain('Answer from a human: PostgreSQL 16');
@@ -60,10 +35,9 @@ describe('raise_blocker', () => {
     expect(listed.searchAttributes.CodeloopStatus).toEqual(['blocked']);
     expect(listed.searchAttributes.CodeloopPhase).toEqual(['blocked']);
 
-    await workers!.stop();
-    workers = undefined;
+    await harness.stopWorkers();
     await handle.signal(answerBlockerSignal, { answer: 'PostgreSQL 16' });
-    workers = await startWorkers(temporal, { taskQueue, env: modelEnv(fake) });
+    await harness.restartWorkers();
 
     expect(await handle.result()).toMatchObject({ status: 'completed', summary: 'Used PostgreSQL 16 as asked.' });
     const state = await handle.query(getStateQuery);
@@ -73,7 +47,7 @@ describe('raise_blocker', () => {
   });
 
   test('two blockers open in one turn are answered by id, in either order', async () => {
-    fake.enqueue(
+    harness.fake.enqueue(
       {
         toolCalls: [
           { name: 'raise_blocker', input: { question: 'Staging URL?' } },
@@ -97,7 +71,7 @@ describe('raise_blocker', () => {
   });
 
   test('bad answers are refused by the update and recorded, not fatal, for the signal', async () => {
-    fake.enqueue(
+    harness.fake.enqueue(
       { toolCalls: [{ name: 'raise_blocker', input: { question: 'A?' } }, { name: 'raise_blocker', input: { question: 'B?' } }] },
       { text: 'done' },
     );
@@ -135,7 +109,7 @@ describe('raise_blocker', () => {
 
 describe('blocker timeout', () => {
   test('"fail" ends the task as failed with reason blocker_timeout', async () => {
-    fake.enqueue({ toolCalls: [{ name: 'raise_blocker', input: { question: 'Anyone there?' } }] });
+    harness.fake.enqueue({ toolCalls: [{ name: 'raise_blocker', input: { question: 'Anyone there?' } }] });
     const handle = await start({ blockerTimeout: '2s', onBlockerTimeout: 'fail' });
     const error = (await handle.result().catch((caught) => caught)) as WorkflowFailedError;
     const cause = error.cause as ApplicationFailure;
@@ -144,7 +118,7 @@ describe('blocker timeout', () => {
   });
 
   test('"continue" tells the agent to use its best judgement', async () => {
-    fake.enqueue({ toolCalls: [{ name: 'raise_blocker', input: { question: 'Anyone there?' } }] }, (request) => {
+    harness.fake.enqueue({ toolCalls: [{ name: 'raise_blocker', input: { question: 'Anyone there?' } }] }, (request) => {
       expect(lastUserContent(request)).toContain('No answer came within 2s. Use your best judgement');
       return { text: 'Went ahead with the default.' };
     });
@@ -157,20 +131,20 @@ describe('blocker timeout', () => {
 
 describe('blockers the workflow raises', () => {
   test('a missing API key becomes a blocker naming the fix; "retry" after setting it finishes the task', async () => {
-    const env = modelEnv(fake, { ANTHROPIC_API_KEY: '' });
+    const env = modelEnv(harness.fake, { ANTHROPIC_API_KEY: '' });
     const queue = uniqueName('no-key');
-    const keyless = await startWorkers(temporal, { taskQueue: queue, env });
+    const keyless = await startWorkers(harness.temporal, { taskQueue: queue, env });
     try {
-      fake.enqueue({ text: 'done once the key was set' });
+      harness.fake.enqueue({ text: 'done once the key was set' });
       const handle = await start({}, queue);
       const [blocker] = await waitForBlockers(handle);
       expect(blocker.origin).toBe('credentials');
       expect(blocker.question).toContain('ANTHROPIC_API_KEY is not set on worker test-host');
       expect(blocker.question).toContain("Set ANTHROPIC_API_KEY on the worker, then answer 'retry'");
-      env.ANTHROPIC_API_KEY = fake.apiKey;
+      env.ANTHROPIC_API_KEY = harness.fake.apiKey;
       await handle.signal(answerBlockerSignal, { answer: 'retry' });
       expect(await handle.result()).toMatchObject({ status: 'completed', summary: 'done once the key was set' });
-      expect(JSON.stringify(await handle.fetchHistory())).not.toContain(fake.apiKey);
+      expect(JSON.stringify(await handle.fetchHistory())).not.toContain(harness.fake.apiKey);
       await recordHistory('task-credentials-blocker', handle);
     } finally {
       await keyless.stop();
@@ -178,7 +152,7 @@ describe('blockers the workflow raises', () => {
   });
 
   test('a final turn that asks about requirements becomes a blocker; the answer continues the conversation', async () => {
-    fake.enqueue({ text: 'I can add the delete command. Should deleting a task also delete its subtasks, or keep them?' }, (request) => {
+    harness.fake.enqueue({ text: 'I can add the delete command. Should deleting a task also delete its subtasks, or keep them?' }, (request) => {
       expect(lastUserContent(request)).toContain('A human answered your question: delete them too');
       return { text: 'Delete removes subtasks too.' };
     });
@@ -191,7 +165,7 @@ describe('blockers the workflow raises', () => {
   });
 
   test('a tactical question at the end does not block', async () => {
-    fake.enqueue({ text: 'Added remove_task and its test. Would you like me to add a --force flag too?' });
+    harness.fake.enqueue({ text: 'Added remove_task and its test. Would you like me to add a --force flag too?' });
     const result = (await (await start({})).result()) as TaskResult;
     expect(result).toMatchObject({ status: 'completed', iterations: 1 });
   });
@@ -200,7 +174,7 @@ describe('blockers the workflow raises', () => {
 describe('approval', () => {
   test('a risky command waits for "approve" and then runs', async () => {
     const workspace = makeWorkspace({ 'notes.txt': 'old' });
-    fake.enqueue({ toolCalls: [{ name: 'run_command', input: { command: 'rm notes.txt' } }] }, (request) => {
+    harness.fake.enqueue({ toolCalls: [{ name: 'run_command', input: { command: 'rm notes.txt' } }] }, (request) => {
       expect(lastUserContent(request)).toContain('exit code 0');
       return { text: 'removed' };
     });
@@ -217,7 +191,7 @@ describe('approval', () => {
 
   test('"deny" keeps the command from running and tells the agent', async () => {
     const workspace = makeWorkspace();
-    fake.enqueue({ toolCalls: [{ name: 'run_command', input: { command: 'touch created.txt' } }] }, (request) => {
+    harness.fake.enqueue({ toolCalls: [{ name: 'run_command', input: { command: 'touch created.txt' } }] }, (request) => {
       const result = (request.body.messages.at(-1)!.content as { content: string; is_error?: boolean }[])[0];
       expect(result).toMatchObject({ is_error: true, content: 'A human denied running `touch created.txt`; it did not run. The human said: no, use mkdir' });
       return { text: 'ok, not creating it' };
@@ -230,7 +204,7 @@ describe('approval', () => {
   });
 
   test('a safe command under "risky" runs without asking', async () => {
-    fake.enqueue({ toolCalls: [{ name: 'run_command', input: { command: 'ls' } }] }, { text: 'listed' });
+    harness.fake.enqueue({ toolCalls: [{ name: 'run_command', input: { command: 'ls' } }] }, { text: 'listed' });
     const handle = await start({ approval: 'risky' });
     expect(await handle.result()).toMatchObject({ status: 'completed', iterations: 2 });
     expect((await handle.query(getStateQuery)).answeredBlockers).toEqual([]);
