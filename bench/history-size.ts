@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import proto from '@temporalio/proto';
 import type { agentTaskWorkflow } from '../src/workflows/index.js';
 import { startFakeMessagesApi } from '../tests/support/fake-messages-api.js';
+import { payloadSizes } from '../tests/support/history.js';
 import { makeWorkspace } from '../tests/support/workspace.js';
 import { stamp, table, withWorkers, writeSection, type BenchEnv } from './harness.js';
-import { chunkFiles, largeOutputSession } from './scripted-sessions.js';
+import { chunkFiles, largeOutputSession } from '../tests/support/sessions.js';
 
 const ITERATIONS = 100;
 const OUTPUT_BYTES = 5_000;
@@ -16,19 +17,6 @@ interface RunFigures {
   bytes: number;
   largestPayload: number;
   modelCalls: number;
-}
-
-/** Every payload's data in an event, found by shape: what Temporal's payload size limits apply to. */
-function payloadSizes(value: unknown, sizes: number[] = []): number[] {
-  if (!value || typeof value !== 'object') return sizes;
-  if (value instanceof Uint8Array) return sizes;
-  const record = value as Record<string, unknown>;
-  if (record.data instanceof Uint8Array && 'metadata' in record) {
-    sizes.push(record.data.length);
-    return sizes;
-  }
-  for (const child of Object.values(record)) payloadSizes(child, sizes);
-  return sizes;
 }
 
 /**

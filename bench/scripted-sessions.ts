@@ -19,26 +19,3 @@ export function cyclingSession(iterations: number): Responder {
   turns.push({ text: 'done' });
   return byTurn(turns);
 }
-
-/** A session whose every tool call reads a file of about `outputBytes`, so history grows the way real sessions do. */
-export function largeOutputSession(iterations: number): Responder {
-  const turns: ScriptedTurn[] = [];
-  for (let index = 0; index < iterations - 1; index++) {
-    turns.push({ text: `reading chunk ${index}`, toolCalls: [{ name: 'read_file', input: { path: `chunks/c${index % 20}.txt` } }] });
-  }
-  turns.push({ text: 'done' });
-  return byTurn(turns);
-}
-
-/** Twenty distinct ~5 KB text files: distinct so no two tool results are the same bytes. */
-export function chunkFiles(outputBytes: number): Record<string, string> {
-  const files: Record<string, string> = {};
-  for (let chunk = 0; chunk < 20; chunk++) {
-    const lines: string[] = [];
-    for (let line = 0; Buffer.byteLength(lines.join('\n')) < outputBytes - 80; line++) {
-      lines.push(`chunk ${chunk} line ${line}: the quick brown fox jumps over the lazy dog ${line * 7919 + chunk}`);
-    }
-    files[`chunks/c${chunk}.txt`] = `${lines.join('\n')}\n`;
-  }
-  return files;
-}

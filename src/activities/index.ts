@@ -1,5 +1,6 @@
 import { createModelActivities, type ModelDeps } from './model.js';
 import { createToolActivities, type WorkspaceShell } from './tools/index.js';
+import { createVerificationActivities } from './verification/index.js';
 import { createWorkspaceActivities, type WorkspaceDeps } from './workspace.js';
 
 export interface ActivityDeps extends ModelDeps, WorkspaceDeps {
@@ -15,6 +16,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createModelActivities(deps),
     ...createWorkspaceActivities(deps),
     ...createToolActivities(deps),
+    ...createVerificationActivities(deps),
   };
 }
 

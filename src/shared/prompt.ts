@@ -1,4 +1,5 @@
 import { PRD_PROMPT_CHARS } from './constants.js';
+import { OUTLINE_REQUEST } from './outline.js';
 import type { TaskInput } from './task-input.js';
 import { truncateEnd } from './truncate.js';
 
@@ -7,6 +8,8 @@ export interface ProjectContext {
   instructions: { file: string; content: string }[];
   techStack: string[];
   fileTree: string;
+  /** Nothing but docs and manifests yet: the agent builds from scratch. */
+  greenfield: boolean;
 }
 
 /** A question a human already answered; it stays in the prompt across continue-as-new and re-runs. */
@@ -33,6 +36,7 @@ Rules:
  */
 export function buildSystemPrompt(task: TaskInput, project: ProjectContext, answered: AnsweredQuestion[] = []): string {
   const sections = [BASE_RULES, projectLayer(project), taskLayer(task, answered)];
+  if (wantsOutline(task, project)) sections.push(OUTLINE_REQUEST);
   return sections.join('\n\n');
 }
 
@@ -57,6 +61,11 @@ function taskLayer(task: TaskInput, answered: AnsweredQuestion[]): string {
     );
   }
   return parts.join('\n\n');
+}
+
+/** Complex or greenfield tasks plan first: the outline is kept in state and shown in the Web UI. */
+export function wantsOutline(task: TaskInput, project: ProjectContext): boolean {
+  return task.complexity >= 3 || project.greenfield;
 }
 
 /** The first user message: the task itself is in the system prompt, so this only starts the work. */

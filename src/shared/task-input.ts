@@ -24,6 +24,15 @@ export const TaskInputSchema = z
     onBlockerTimeout: z.enum(BLOCKER_TIMEOUT_ACTIONS).default('fail'),
     /** Which `run_command` calls wait for a human's approve/deny first. */
     approval: z.enum(['never', 'risky', 'always']).default('never'),
+    /** Spend caps, checked before each model call against its projected size; reaching one raises a blocker. */
+    maxTotalTokens: z.number().int().positive().optional(),
+    maxCostUsd: z.number().positive().optional(),
+    /** A loop the nudge did not break: ask a human, or fail the task. */
+    onLoop: z.enum(['blocker', 'fail']).default('blocker'),
+    /** No successful tool call for this long is a stall (default 5 minutes). */
+    stallTimeout: DurationSchema.default('5m'),
+    /** On a stall: retry the model turn (twice, then ask), ask a human, or fail. */
+    onStall: z.enum(['retry', 'blocker', 'fail']).default('retry'),
     /** Questions answered in an earlier run of this task; they go into the task layer of the prompt. */
     answers: z.array(z.object({ question: z.string(), answer: z.string() })).default([]),
   })

@@ -1,5 +1,6 @@
 import type { Blocker, RejectedAnswer } from './blockers.js';
 import type { Usage } from './conversation.js';
+import type { GateResult } from './gates.js';
 
 /** `CodeloopStatus` values. */
 export type TaskStatus = 'running' | 'blocked' | 'completed' | 'failed' | 'cancelled';
@@ -17,6 +18,9 @@ export interface TaskResult {
   iterations: number;
   filesChanged: string[];
   usage: Usage;
+  costUsd: number;
+  /** The final verification gates, as last run. */
+  gates: GateResult[];
   elapsedMs: number;
   /** How many runs the chain took: 1 + the number of continue-as-new. */
   runs: number;
@@ -30,8 +34,14 @@ export interface TaskStateSnapshot {
   iteration: number;
   maxIterations: number;
   usage: Usage;
+  costUsd: number;
   filesChanged: string[];
   lastStep?: string;
+  /** The plan the agent gave before changing anything (complex or greenfield tasks). */
+  outline?: string;
+  gates: GateResult[];
+  correctionRounds: number;
+  compactions: number;
   hostId?: string;
   runs: number;
   startedAt: string;

@@ -44,6 +44,11 @@ export function byTurn(turns: (ScriptedTurn | Responder)[]): Responder {
   };
 }
 
+/** Serves summarisation requests (they carry no tools) with a canned summary, and everything else with `responder`. */
+export function withSummaries(responder: Responder, summary = 'Summary: earlier steps read and changed files; nothing is unresolved.'): Responder {
+  return (request) => (request.body.tools?.length ? responder(request) : { text: summary });
+}
+
 export interface RecordedRequest {
   body: MessagesBody;
   apiKey: string | undefined;

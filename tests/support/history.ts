@@ -35,3 +35,15 @@ export function activityAttempts(history: History): number[] {
 export function historySize(history: History): number {
   return Buffer.byteLength(JSON.stringify(history));
 }
+
+/** Every payload's data size in a history, found by shape: what Temporal's payload limits apply to. */
+export function payloadSizes(value: unknown, sizes: number[] = []): number[] {
+  if (!value || typeof value !== 'object' || value instanceof Uint8Array) return sizes;
+  const record = value as Record<string, unknown>;
+  if (record.data instanceof Uint8Array && 'metadata' in record) {
+    sizes.push(record.data.length);
+    return sizes;
+  }
+  for (const child of Object.values(record)) payloadSizes(child, sizes);
+  return sizes;
+}

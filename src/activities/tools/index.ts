@@ -1,4 +1,5 @@
 import type { ToolInput, ToolName } from '../../shared/tools.js';
+import { formatLintErrors, lintFile, readWorkspaceConfig } from '../verification/index.js';
 import { createWorkspaceFile } from './create-file.js';
 import { editWorkspaceFile } from './edit-file.js';
 import { listWorkspaceFiles } from './list-files.js';
@@ -7,6 +8,7 @@ import { runWorkspaceCommand, type WorkspaceShell } from './run-command.js';
 import { runWorkspaceTests } from './run-tests.js';
 import { searchCodebase } from './search-codebase.js';
 import type { ToolOutcome } from './tool-outcome.js';
+import type { WorkspaceShell as Shell } from './run-command.js';
 
 /** One tool call: the workspace on this host and the model's validated input. */
 export interface ToolCall<N extends ToolName> {
@@ -23,9 +25,19 @@ export function createToolActivities(deps: { shell: WorkspaceShell }) {
     readFile: (call: ToolCall<'read_file'>): Promise<ToolOutcome> => readWorkspaceFile(call.workspace, call.input),
     listFiles: (call: ToolCall<'list_files'>): Promise<ToolOutcome> => listWorkspaceFiles(call.workspace, call.input),
     searchCodebase: (call: ToolCall<'search_codebase'>): Promise<ToolOutcome> => searchCodebase(call.workspace, call.input),
-    createFile: (call: ToolCall<'create_file'>): Promise<ToolOutcome> => createWorkspaceFile(call.workspace, call.input),
-    editFile: (call: ToolCall<'edit_file'>): Promise<ToolOutcome> => editWorkspaceFile(call.workspace, call.input),
+    createFile: async (call: ToolCall<'create_file'>): Promise<ToolOutcome> =>
+      withLint(deps.shell, call.workspace, await createWorkspaceFile(call.workspace, call.input)),
+    editFile: async (call: ToolCall<'edit_file'>): Promise<ToolOutcome> =>
+      withLint(deps.shell, call.workspace, await editWorkspaceFile(call.workspace, call.input)),
     runCommand: (call: ToolCall<'run_command'>): Promise<ToolOutcome> => runWorkspaceCommand(deps.shell, call.workspace, call.input),
     runTests: (call: ToolCall<'run_tests'>): Promise<ToolOutcome> => runWorkspaceTests(deps.shell, call.workspace, call.input),
   };
+}
+
+/** Lints the file an edit or create wrote and appends what is left under "LINT ERRORS (must fix)". */
+async function withLint(shell: Shell, workspace: string, outcome: ToolOutcome): Promise<ToolOutcome> {
+  if (outcome.isError || !outcome.changedFile || !readWorkspaceConfig(workspace).lint) return outcome;
+  const report = await lintFile(shell, workspace, outcome.changedFile);
+  if (!report?.errors) return outcome;
+  return { ...outcome, content: outcome.content + formatLintErrors(report), lintErrors: report.errors };
 }

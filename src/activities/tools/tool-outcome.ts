@@ -8,6 +8,8 @@ export interface ToolOutcome {
   isError: boolean;
   /** Workspace-relative path of a file this call wrote. */
   changedFile?: string;
+  /** Lint errors left in `changedFile` after the edit (also appended to `content`). */
+  lintErrors?: string;
 }
 
 /** Thrown inside a tool to refuse a call; `observe` turns it into an `is_error` result. */

@@ -31,8 +31,9 @@ export const bindingActivities = proxyActivities<Activities>({
  * host's own task queue and a summary.
  */
 export const fileActivities = proxyActivities<Activities>({
-  // Short, so a host that dies mid-call is noticed quickly and the call retried on its replacement.
-  startToCloseTimeout: '30 seconds',
+  // Edits lint their file, which may take a while; the heartbeat notices a dead host within 20 s regardless.
+  startToCloseTimeout: '3 minutes',
+  heartbeatTimeout: '20 seconds',
   retry: { initialInterval: '1 second', maximumAttempts: 5 },
 });
 

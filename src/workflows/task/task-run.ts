@@ -1,9 +1,14 @@
+import { msToNumber } from '@temporalio/common/lib/time.js';
 import { allHandlersFinished, ApplicationFailure, condition, continueAsNew, log, workflowInfo } from '@temporalio/workflow';
 import type { ToolOutcome, WorkspaceBinding } from '../../activities/index.js';
 import { APPROVE_WORDS, STOP_WORDS } from '../../shared/blockers.js';
-import { addUsage, emptyUsage, type ContentBlock, type Message, type ModelTurn, type ToolUseBlock, type Usage } from '../../shared/conversation.js';
+import { DEFAULT_MODEL } from '../../shared/constants.js';
+import type { ContentBlock, Message, ModelTurn, ToolUseBlock } from '../../shared/conversation.js';
 import { ErrorType } from '../../shared/errors.js';
 import { classifyFinalQuestion, questionsIn } from '../../shared/final-question.js';
+import { MAX_CORRECTION_ROUNDS } from '../../shared/gates.js';
+import { extractOutline } from '../../shared/outline.js';
+import { contextWindowOf } from '../../shared/pricing.js';
 import { buildSystemPrompt, kickoffMessage, type AnsweredQuestion, type ProjectContext } from '../../shared/prompt.js';
 import { isRiskyCommand } from '../../shared/risky-command.js';
 import type { TaskInput } from '../../shared/task-input.js';
@@ -12,10 +17,16 @@ import type { agentTaskWorkflow } from '../agent-task.js';
 import { workflowNow } from '../workflow-time.js';
 import { bindingActivities, fileActivities, modelActivities } from './activities.js';
 import { BlockerDesk, type BlockerSpec, type DeskCarry } from './blocker-desk.js';
+import { measure, SUMMARY_SYSTEM, transcript } from './compaction.js';
+import { compactIfNeeded } from './compactor.js';
+import { Guards, type GuardsCarry, type GuardVerdict } from './guards.js';
 import { planForModelFailure } from './model-recovery.js';
 import { phaseOf } from './phase.js';
 import { payloadBytes, shouldContinueAsNew } from './run-budget.js';
+import { Spend, type SpendCarry } from './spend.js';
+import { withDeadline } from './stall-race.js';
 import { executeToolCalls, toToolResults, type ToolTarget } from './tool-calls.js';
+import { describeFailedGates, Verifier } from './verifier.js';
 import { publishCurrentDetails, SearchAttributeTracker } from './visibility.js';
 
 /** Everything a run hands to the next one at continue-as-new: the conversation, the counters, the blockers. */
@@ -25,23 +36,32 @@ export interface TaskCarry {
   messages: Message[];
   iteration: number;
   grantedIterations: number;
-  usage: Usage;
   filesChanged: string[];
   phase: TaskPhase;
   lastStep?: string;
   runs: number;
   desk: DeskCarry;
+  spend: SpendCarry;
+  guards: GuardsCarry;
+  verifier: ReturnType<Verifier['carry']>;
+  correctionRounds: number;
+  maxCorrectionRounds: number;
+  outline?: string;
+  compactions: number;
+  model?: string;
+  lastProgressAt: number;
+  stallRetries: number;
 }
 
 const MAX_OUTPUT_TOKENS = 8_192;
+const STALL_RETRIES = 2;
 
-/** One run of a task: the ReAct loop and the state `getState` reports. */
+/** One run of a task: the ReAct loop, its guards, and the state `getState` reports. */
 export class TaskRun {
   private terminal?: TaskStatus;
   private phase: TaskPhase;
   private iteration: number;
   private grantedIterations: number;
-  private usage: Usage;
   private readonly filesChanged: Set<string>;
   private lastStep?: string;
   private readonly runs: number;
@@ -50,7 +70,17 @@ export class TaskRun {
   private system = '';
   private messages: Message[];
   private result?: TaskResult;
+  private correctionRounds: number;
+  private maxCorrectionRounds: number;
+  private outline?: string;
+  private compactions: number;
+  private model?: string;
+  private lastProgressAt: number;
+  private stallRetries: number;
   readonly desk: BlockerDesk;
+  private readonly spend: Spend;
+  private readonly guards: Guards;
+  private readonly verifier: Verifier;
   private readonly searchAttributes = new SearchAttributeTracker();
 
   constructor(
@@ -60,14 +90,23 @@ export class TaskRun {
     this.phase = carry?.phase ?? 'starting';
     this.iteration = carry?.iteration ?? 0;
     this.grantedIterations = carry?.grantedIterations ?? 0;
-    this.usage = carry?.usage ?? emptyUsage();
     this.filesChanged = new Set(carry?.filesChanged ?? []);
     this.lastStep = carry?.lastStep;
     this.runs = (carry?.runs ?? 0) + 1;
     this.binding = carry?.binding;
     this.project = carry?.project;
     this.messages = carry?.messages ?? [];
+    this.correctionRounds = carry?.correctionRounds ?? 0;
+    this.maxCorrectionRounds = carry?.maxCorrectionRounds ?? MAX_CORRECTION_ROUNDS;
+    this.outline = carry?.outline;
+    this.compactions = carry?.compactions ?? 0;
+    this.model = carry?.model ?? input.model;
+    this.lastProgressAt = carry?.lastProgressAt ?? workflowNow();
+    this.stallRetries = carry?.stallRetries ?? 0;
     this.desk = new BlockerDesk(carry?.desk, () => this.publish());
+    this.spend = new Spend(carry?.spend, input);
+    this.guards = new Guards(carry?.guards);
+    this.verifier = new Verifier(carry?.verifier);
     if (this.project) this.system = this.buildSystem(this.project);
   }
 
@@ -75,42 +114,47 @@ export class TaskRun {
     this.publish();
     const target = await this.prepare();
     for (;;) {
-      if (shouldContinueAsNew(payloadBytes(this.messages) + this.system.length)) await this.continueAsNew();
-      if (this.iteration >= this.budget()) await this.askForMoreIterations();
+      await this.beforeModelCall();
       this.iteration += 1;
       const turn = await this.callModel();
-      this.usage = addUsage(this.usage, turn.usage);
       this.messages.push({ role: 'assistant', content: turn.content });
+      const text = finalText(turn.content);
+      const outlined = this.captureOutline(text);
       const calls = turn.content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
       if (calls.length > 0) {
         await this.runTools(calls, target);
-        continue;
-      }
-      if (turn.stopReason === 'max_tokens') {
+      } else if (turn.stopReason === 'max_tokens') {
         this.pushUserText('Your reply was cut off at the output limit. Continue.');
-        continue;
+      } else if (outlined) {
+        this.pushUserText('Thank you for the outline. Now carry it out.');
+      } else {
+        const result = await this.finish(text, target);
+        if (result) return result;
       }
-      const text = finalText(turn.content);
-      const category = classifyFinalQuestion(text);
-      if (!category) return this.complete(text);
-      const answer = await this.askHuman({ origin: 'final-question', question: questionsIn(text).join(' '), context: `${category} question` });
-      this.pushUserText(`A human answered your question: ${answer}`);
     }
   }
 
   /**
    * Opens a blocker and waits, for days if need be. On the task's `blockerTimeout` it fails the task or returns a
-   * note telling the agent to use its best judgement, as the task's `onBlockerTimeout` says. The one helper every
-   * blocker goes through, whoever raised it.
+   * note telling the agent to use its best judgement, as `onBlockerTimeout` says. Every blocker goes through here,
+   * whoever raised it; waiting for a human never counts as a stall.
    */
   async askHuman(spec: BlockerSpec): Promise<string> {
     const outcome = await this.desk.ask(spec, this.input.blockerTimeout);
+    this.lastProgressAt = workflowNow();
     if (outcome.answered) return outcome.answer;
     const waited = this.input.blockerTimeout;
     if (this.input.onBlockerTimeout === 'fail') {
       this.fail('blocker_timeout', ErrorType.TaskFailed, `blocker ${outcome.blocker.id} got no answer within ${waited}: ${spec.question}`);
     }
     return `No answer came within ${waited}. Use your best judgement, say which assumption you made, and carry on.`;
+  }
+
+  /** Asks a human for guidance; 'stop' fails the task with `reason`. */
+  private async askForGuidance(spec: BlockerSpec, reason: string): Promise<string> {
+    const answer = await this.askHuman(spec);
+    if (STOP_WORDS.test(answer)) this.fail(reason, ErrorType.TaskFailed, `stopped by a human: ${spec.question.split('\n')[0]}`);
+    return answer;
   }
 
   /** First run: find the host with the workspace, read the project, build the system prompt once. */
@@ -140,21 +184,86 @@ export class TaskRun {
     return buildSystemPrompt(this.input, project, answered);
   }
 
-  /** The model call, with failures no retry can fix turned into blockers a human can clear. */
+  /** The checks before a model call, in order: history size, iteration budget, context size, stall, spend caps. */
+  private async beforeModelCall(): Promise<void> {
+    if (shouldContinueAsNew(payloadBytes(this.messages) + this.system.length)) await this.continueAsNew();
+    if (this.iteration >= this.budget()) await this.askForMoreIterations();
+    await this.compact();
+    if (workflowNow() - this.lastProgressAt > this.stallMs()) await this.onStall('no successful tool call');
+    const model = this.model ?? DEFAULT_MODEL;
+    for (let hit = this.spend.wouldExceed(measure(this.system, this.messages).tokens, MAX_OUTPUT_TOKENS, model); hit; ) {
+      const answer = await this.askHuman({
+        origin: 'budget',
+        question: `Before the next model call: ${hit.message}. Answer with a new cap (e.g. 'raise to 5'), 'continue' to double it, or 'stop'.`,
+        options: ['continue', 'stop'],
+      });
+      if (!this.spend.raise(hit, answer)) this.fail(`${hit.cap}_cap`, ErrorType.BudgetExhausted, `stopped at the ${hit.cap} cap: ${hit.message}`);
+      hit = this.spend.wouldExceed(measure(this.system, this.messages).tokens, MAX_OUTPUT_TOKENS, model);
+    }
+  }
+
+  /** Compaction at 85% of the window (or the payload budget) is also a natural point to continue as new. */
+  private async compact(): Promise<void> {
+    const window = contextWindowOf(this.model ?? DEFAULT_MODEL);
+    const compacted = await compactIfNeeded(this.system, this.messages, window, (older) => this.summarize(older));
+    if (!compacted || compacted.report.after.bytes > compacted.report.before.bytes * 0.9) return;
+    this.messages = compacted.messages;
+    this.compactions += 1;
+    log.info('compacted the conversation', { ...compacted.report });
+    await this.continueAsNew();
+  }
+
+  private async summarize(older: Message[]): Promise<string> {
+    const turn = await modelActivities.callModel.executeWithOptions({ summary: `compact: summarise ${older.length} messages` }, [
+      {
+        model: this.input.model,
+        system: SUMMARY_SYSTEM,
+        messages: [{ role: 'user', content: [{ type: 'text', text: transcript(older) }] }],
+        maxTokens: 2_048,
+        toolSet: 'none',
+      },
+    ]);
+    this.spend.add(turn);
+    return finalText(turn.content);
+  }
+
+  /** The model call, raced against the stall timeout, with failures no retry can fix turned into blockers. */
   private async callModel(): Promise<ModelTurn> {
     for (;;) {
       try {
-        return await modelActivities.callModel.executeWithOptions({ summary: `model turn ${this.iteration}/${this.budget()}` }, [
-          { model: this.input.model, system: this.system, messages: this.messages, maxTokens: MAX_OUTPUT_TOKENS },
-        ]);
+        const remaining = this.stallMs() - (workflowNow() - this.lastProgressAt);
+        const turn = await withDeadline(remaining, `stall watch: model turn ${this.iteration}`, () =>
+          modelActivities.callModel.executeWithOptions({ summary: `model turn ${this.iteration}/${this.budget()}` }, [
+            { model: this.input.model, system: this.system, messages: this.messages, maxTokens: MAX_OUTPUT_TOKENS },
+          ]),
+        );
+        if (!turn) {
+          await this.onStall('the model call did not finish');
+          continue;
+        }
+        this.model = turn.model;
+        this.spend.add(turn);
+        return turn;
       } catch (error) {
         const plan = planForModelFailure(error);
         if (!plan) throw error;
         if ('fail' in plan) this.fail(plan.reason, ErrorType.TaskFailed, plan.fail);
-        const answer = await this.askHuman(plan.ask);
-        if (STOP_WORDS.test(answer)) this.fail(plan.reason, ErrorType.TaskFailed, `stopped by a human: ${plan.ask.question}`);
+        await this.askForGuidance(plan.ask, plan.reason);
       }
     }
+  }
+
+  /** A stall: retry the turn (twice, then ask), ask a human, or fail, as `onStall` says. */
+  private async onStall(what: string): Promise<void> {
+    const message = `${what} within the stall timeout of ${this.input.stallTimeout}`;
+    if (this.input.onStall === 'fail') this.fail('stalled', ErrorType.TaskFailed, `stalled: ${message}`);
+    this.stallRetries += 1;
+    if (this.input.onStall === 'blocker' || this.stallRetries > STALL_RETRIES) {
+      await this.askForGuidance({ origin: 'stall', question: `The task stalled: ${message}. Answer 'retry' or 'stop'.`, options: ['retry', 'stop'] }, 'stalled');
+      this.stallRetries = 0;
+    }
+    log.warn('stall', { message, retries: this.stallRetries });
+    this.lastProgressAt = workflowNow();
   }
 
   private async runTools(calls: ToolUseBlock[], target: ToolTarget): Promise<void> {
@@ -165,11 +274,78 @@ export class TaskRun {
       }),
       approveCommand: (command) => this.approveCommand(command),
     });
-    for (const { outcome } of executed) if (outcome.changedFile && !outcome.isError) this.filesChanged.add(outcome.changedFile);
+    for (const { outcome } of executed) {
+      if (outcome.changedFile && !outcome.isError) this.filesChanged.add(outcome.changedFile);
+      if (!outcome.isError) {
+        this.lastProgressAt = workflowNow();
+        this.stallRetries = 0;
+      }
+    }
     this.phase = phaseOf(executed) ?? this.phase;
     this.lastStep = executed[executed.length - 1].summary;
-    this.messages.push({ role: 'user', content: toToolResults(executed) });
+    const notes = await this.react(this.guards.afterTools(executed, this.iteration));
+    this.messages.push({ role: 'user', content: [...toToolResults(executed), ...notes.map((text) => ({ type: 'text' as const, text }))] });
     this.publish();
+  }
+
+  /** A nudge goes to the agent; an escalation goes to a human, whose guidance then goes to the agent. */
+  private async react(verdict: GuardVerdict): Promise<string[]> {
+    if (verdict.nudge) return [verdict.nudge];
+    if (!verdict.escalate) return [];
+    const { kind, question } = verdict.escalate;
+    if (kind === 'loop' && this.input.onLoop === 'fail') this.fail('loop_detected', ErrorType.TaskFailed, question.split('.')[0]);
+    const answer = await this.askForGuidance({ origin: 'escalation', question }, kind === 'loop' ? 'loop_detected' : 'escalated');
+    this.guards.guided();
+    return [`Guidance from a human: ${answer}`];
+  }
+
+  /**
+   * The model ended its turn without a tool call. A question about requirements, access or a service becomes a
+   * blocker; otherwise the verification gates decide whether the task is done.
+   */
+  private async finish(text: string, target: ToolTarget): Promise<TaskResult | undefined> {
+    const category = classifyFinalQuestion(text);
+    if (category) {
+      const answer = await this.askHuman({ origin: 'final-question', question: questionsIn(text).join(' '), context: `${category} question` });
+      this.pushUserText(`A human answered your question: ${answer}`);
+      return undefined;
+    }
+    this.phase = 'verifying';
+    this.publish();
+    const results = await this.verifier.run(target);
+    if (results.every((result) => result.passed)) {
+      this.guards.passed();
+      return this.complete(text);
+    }
+    this.correctionRounds += 1;
+    const notes = [describeFailedGates(results, this.correctionRounds, this.maxCorrectionRounds)];
+    const escalation = this.guards.afterGates(results, this.iteration);
+    if (escalation) {
+      notes.push(`Guidance from a human: ${await this.askForGuidance({ origin: 'escalation', question: escalation }, 'escalated')}`);
+      this.guards.guided();
+    } else if (this.correctionRounds >= this.maxCorrectionRounds) {
+      const failed = results.filter((result) => !result.passed).map((result) => result.name);
+      await this.askForGuidance(
+        {
+          origin: 'escalation',
+          question: `The gates (${failed.join(', ')}) still fail after ${this.correctionRounds} correction rounds. Answer 'continue' for ${MAX_CORRECTION_ROUNDS} more rounds, or 'stop'.`,
+          options: ['continue', 'stop'],
+        },
+        'verification_failed',
+      );
+      this.maxCorrectionRounds += MAX_CORRECTION_ROUNDS;
+    }
+    this.phase = 'editing';
+    this.messages.push({ role: 'user', content: notes.map((note) => ({ type: 'text', text: note })) });
+    this.publish();
+    return undefined;
+  }
+
+  /** Keeps the first outline the agent gives; true when this turn was that outline and nothing else. */
+  private captureOutline(text: string): boolean {
+    if (this.outline) return false;
+    this.outline = extractOutline(text);
+    return this.outline !== undefined;
   }
 
   /** The `approval` policy: a command that needs it becomes a blocker showing the exact command. */
@@ -203,6 +379,10 @@ export class TaskRun {
     return this.input.maxIterations + this.grantedIterations;
   }
 
+  private stallMs(): number {
+    return msToNumber(this.input.stallTimeout);
+  }
+
   private pushUserText(text: string): void {
     this.messages.push({ role: 'user', content: [{ type: 'text', text }] });
   }
@@ -216,12 +396,21 @@ export class TaskRun {
       messages: this.messages,
       iteration: this.iteration,
       grantedIterations: this.grantedIterations,
-      usage: this.usage,
       filesChanged: [...this.filesChanged],
       phase: this.phase,
       lastStep: this.lastStep,
       runs: this.runs,
       desk: this.desk.carry(),
+      spend: this.spend.carry(),
+      guards: this.guards.carry(),
+      verifier: this.verifier.carry(),
+      correctionRounds: this.correctionRounds,
+      maxCorrectionRounds: this.maxCorrectionRounds,
+      outline: this.outline,
+      compactions: this.compactions,
+      model: this.model,
+      lastProgressAt: this.lastProgressAt,
+      stallRetries: this.stallRetries,
     };
     return continueAsNew<typeof agentTaskWorkflow>(this.input, carry);
   }
@@ -257,17 +446,18 @@ export class TaskRun {
       summary,
       iterations: this.iteration,
       filesChanged: [...this.filesChanged].sort(),
-      usage: this.usage,
+      usage: this.spend.usage,
+      costUsd: this.spend.costUsd,
+      gates: this.verifier.results,
       elapsedMs: workflowNow() - workflowInfo().startTime.getTime(),
       runs: this.runs,
     };
   }
 
   private publish(): void {
-    const status = this.status();
-    const phase = status === 'blocked' ? 'blocked' : this.phase;
-    this.searchAttributes.update(status, phase);
-    publishCurrentDetails(this.snapshot());
+    const snapshot = this.snapshot();
+    this.searchAttributes.update(snapshot.status, snapshot.phase);
+    publishCurrentDetails(snapshot);
   }
 
   snapshot(): TaskStateSnapshot {
@@ -278,9 +468,14 @@ export class TaskRun {
       phase: status === 'blocked' ? 'blocked' : this.phase,
       iteration: this.iteration,
       maxIterations: this.budget(),
-      usage: this.usage,
+      usage: this.spend.usage,
+      costUsd: this.spend.costUsd,
       filesChanged: [...this.filesChanged].sort(),
       lastStep: this.lastStep,
+      outline: this.outline,
+      gates: this.verifier.results,
+      correctionRounds: this.correctionRounds,
+      compactions: this.compactions,
       hostId: this.binding?.hostId,
       runs: this.runs,
       startedAt: workflowInfo().startTime.toISOString(),

@@ -55,8 +55,13 @@ export function renderCurrentDetails(state: TaskStateSnapshot, extra: string[] =
     `Status: **${state.status}** · phase: **${state.phase}** · iteration ${state.iteration}/${state.maxIterations}${state.runs > 1 ? ` · run ${state.runs}` : ''}`,
     ...extra,
     state.lastStep ? `Last step: \`${state.lastStep}\`` : undefined,
-    `Tokens: ${formatCount(usage.inputTokens)} in · ${formatCount(usage.outputTokens)} out · ${formatCount(usage.cacheReadTokens)} cache read · ${formatCount(usage.cacheWriteTokens)} cache write`,
+    `Tokens: ${formatCount(usage.inputTokens)} in · ${formatCount(usage.outputTokens)} out · ${formatCount(usage.cacheReadTokens)} cache read · ${formatCount(usage.cacheWriteTokens)} cache write · $${state.costUsd.toFixed(4)}`,
     state.filesChanged.length ? `Files changed: ${state.filesChanged.map((file) => `\`${file}\``).join(', ')}` : undefined,
+    state.outline ? `Outline:\n${state.outline}` : undefined,
+    state.gates.length
+      ? `Gates${state.correctionRounds ? ` (correction round ${state.correctionRounds})` : ''}: ${state.gates.map((gate) => `${gate.passed ? '✅' : '❌'} ${gate.name}`).join(' · ')}`
+      : undefined,
+    state.compactions ? `Compactions: ${state.compactions}` : undefined,
     state.result ? `Result: ${state.result.summary}` : undefined,
   ];
   return lines.filter((line): line is string => line !== undefined).join('\n\n');

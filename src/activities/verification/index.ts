@@ -1,0 +1,18 @@
+import type { GateResult, GateSpec } from '../../shared/gates.js';
+import type { WorkspaceShell } from '../tools/run-command.js';
+import { detectGates, runGate } from './gates.js';
+
+export { formatLintErrors, lintFile, type LintReport } from './lint.js';
+export { readWorkspaceConfig } from './workspace-config.js';
+
+/** The final verification gates: detection once, then one activity per gate with its own timeout. */
+export function createVerificationActivities(deps: { shell: WorkspaceShell }) {
+  return {
+    async detectGates(workspace: string): Promise<GateSpec[]> {
+      return detectGates(workspace);
+    },
+    async runVerification(call: { workspace: string; gate: GateSpec }): Promise<GateResult> {
+      return runGate(deps.shell, call.workspace, call.gate);
+    },
+  };
+}

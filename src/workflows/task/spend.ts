@@ -1,0 +1,73 @@
+import { addUsage, emptyUsage, type ModelTurn, type Usage } from '../../shared/conversation.js';
+import { costOf, projectedCost } from '../../shared/pricing.js';
+
+export interface SpendCarry {
+  usage: Usage;
+  costUsd: number;
+  tokenCap?: number;
+  costCap?: number;
+}
+
+export interface CapHit {
+  cap: 'tokens' | 'cost';
+  message: string;
+}
+
+export const totalTokens = (usage: Usage) => usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
+const count = (value: number) => value.toLocaleString('en-US');
+
+/**
+ * What the task has spent, in tokens and USD, and its caps. It is workflow state, so it survives crashes and
+ * continue-as-new; a cap is checked before each call against that call's projected size.
+ */
+export class Spend {
+  usage: Usage;
+  costUsd: number;
+  private tokenCap?: number;
+  private costCap?: number;
+
+  constructor(carry: SpendCarry | undefined, caps: { maxTotalTokens?: number; maxCostUsd?: number }) {
+    this.usage = carry?.usage ?? emptyUsage();
+    this.costUsd = carry?.costUsd ?? 0;
+    this.tokenCap = carry ? carry.tokenCap : caps.maxTotalTokens;
+    this.costCap = carry ? carry.costCap : caps.maxCostUsd;
+  }
+
+  add(turn: ModelTurn): void {
+    this.usage = addUsage(this.usage, turn.usage);
+    this.costUsd += costOf(turn.usage, turn.model);
+  }
+
+  /** The cap the next call would cross, judged by its projected input and its whole output allowance. */
+  wouldExceed(inputTokens: number, maxOutputTokens: number, model: string): CapHit | undefined {
+    const nextTokens = inputTokens + maxOutputTokens;
+    const spentTokens = totalTokens(this.usage);
+    if (this.tokenCap !== undefined && spentTokens + nextTokens > this.tokenCap) {
+      return {
+        cap: 'tokens',
+        message: `the token cap of ${count(this.tokenCap)} would be exceeded: ${count(spentTokens)} spent, the next call may use up to ${count(nextTokens)}`,
+      };
+    }
+    const nextCost = projectedCost(inputTokens, maxOutputTokens, model);
+    if (this.costCap !== undefined && this.costUsd + nextCost > this.costCap) {
+      return {
+        cap: 'cost',
+        message: `the cost cap of $${this.costCap.toFixed(2)} would be exceeded: $${this.costUsd.toFixed(4)} spent, the next call may cost up to $${nextCost.toFixed(4)}`,
+      };
+    }
+    return undefined;
+  }
+
+  /** A human's answer to a cap blocker: a new cap ("raise to 5", "$5", "400000"), or "continue" to double it. */
+  raise(hit: CapHit, answer: string): boolean {
+    const amount = /(\d+(?:\.\d+)?)/.exec(answer.replace(/,/g, ''));
+    if (!amount && !/^\s*continue/i.test(answer)) return false;
+    if (hit.cap === 'cost') this.costCap = amount ? Number(amount[1]) : this.costCap! * 2;
+    else this.tokenCap = amount ? Number(amount[1]) : this.tokenCap! * 2;
+    return true;
+  }
+
+  carry(): SpendCarry {
+    return { usage: this.usage, costUsd: this.costUsd, tokenCap: this.tokenCap, costCap: this.costCap };
+  }
+}

@@ -1,0 +1,34 @@
+import { expect, test } from 'vitest';
+import { contextWindowOf, costOf, priceOf, projectedCost } from '../../src/shared/pricing.js';
+import { Spend } from '../../src/workflows/task/spend.js';
+
+test('prices per model family, cache reads and writes at their own rates', () => {
+  const sonnet = priceOf('claude-sonnet-4-5');
+  expect([sonnet.input, sonnet.output, sonnet.cacheWrite]).toEqual([3, 15, 3.75]);
+  expect(sonnet.cacheRead).toBeCloseTo(0.3);
+  expect(priceOf('claude-opus-4-1').input).toBe(15);
+  expect(priceOf('claude-haiku-4-5').output).toBe(5);
+  expect(contextWindowOf('anything')).toBe(200_000);
+  const usage = { inputTokens: 1_000_000, outputTokens: 1_000_000, cacheReadTokens: 1_000_000, cacheWriteTokens: 1_000_000 };
+  expect(costOf(usage, 'claude-sonnet-4-5')).toBeCloseTo(3 + 15 + 0.3 + 3.75);
+  expect(projectedCost(100_000, 8_192, 'claude-sonnet-4-5')).toBeCloseTo(0.3 + 0.12288);
+});
+
+test('a cap is judged before the call, and raised by an answer', () => {
+  const spend = new Spend(undefined, { maxCostUsd: 0.2 });
+  expect(spend.wouldExceed(10_000, 8_192, 'claude-sonnet-4-5')).toBeUndefined();
+  spend.add({ content: [], stopReason: 'end_turn', model: 'claude-sonnet-4-5', usage: { inputTokens: 30_000, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 } });
+  const hit = spend.wouldExceed(10_000, 8_192, 'claude-sonnet-4-5')!;
+  expect(hit).toMatchObject({ cap: 'cost', message: expect.stringContaining('the cost cap of $0.20 would be exceeded') });
+  expect(spend.raise(hit, 'no thanks')).toBe(false);
+  expect(spend.raise(hit, 'raise to 1')).toBe(true);
+  expect(spend.wouldExceed(10_000, 8_192, 'claude-sonnet-4-5')).toBeUndefined();
+  expect(new Spend(spend.carry(), {}).costUsd).toBeCloseTo(0.09);
+});
+
+test('a token cap counts every token kind', () => {
+  const spend = new Spend(undefined, { maxTotalTokens: 11_000 });
+  spend.add({ content: [], stopReason: null, model: 'm', usage: { inputTokens: 100, outputTokens: 100, cacheReadTokens: 900, cacheWriteTokens: 900 } });
+  expect(spend.wouldExceed(100, 8_192, 'm')).toBeUndefined();
+  expect(spend.wouldExceed(100, 8_000 + 1_000, 'm')).toMatchObject({ cap: 'tokens' });
+});

@@ -1,0 +1,32 @@
+import { byTurn, type Responder, type ScriptedTurn } from './fake-messages-api.js';
+
+/**
+ * A session whose tool calls mostly read one of twenty ~`outputBytes` files, so history grows as real sessions do;
+ * every fourth call is a small edit, as an agent that reads and writes (not one stuck reading) would make.
+ */
+export function largeOutputSession(iterations: number): Responder {
+  const turns: ScriptedTurn[] = [];
+  for (let index = 0; index < iterations - 1; index++) {
+    const call =
+      index % 4 === 3
+        ? { name: 'edit_file', input: { path: 'NOTES.md', edits: [{ search: 'end of notes', replace: `step ${index}\nend of notes` }] } }
+        : { name: 'read_file', input: { path: `chunks/c${index % 20}.txt` } };
+    turns.push({ text: `step ${index}`, toolCalls: [call] });
+  }
+  turns.push({ text: 'done' });
+  return byTurn(turns);
+}
+
+/** Twenty distinct text files of about `outputBytes` each: distinct so no two tool results are the same bytes. */
+export function chunkFiles(outputBytes: number): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (let chunk = 0; chunk < 20; chunk++) {
+    const lines: string[] = [];
+    for (let line = 0; Buffer.byteLength(lines.join('\n')) < outputBytes - 80; line++) {
+      lines.push(`chunk ${chunk} line ${line}: the quick brown fox jumps over the lazy dog ${line * 7919 + chunk}`);
+    }
+    files[`chunks/c${chunk}.txt`] = `${lines.join('\n')}\n`;
+  }
+  files['NOTES.md'] = '# notes\nend of notes\n';
+  return files;
+}
