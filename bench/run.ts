@@ -5,10 +5,14 @@
 import { installQuietRuntime, startBenchEnv } from './harness.js';
 import { benchHistorySize } from './history-size.js';
 import { benchIterationOverhead } from './iteration-overhead.js';
+import { benchPromptCache } from './prompt-cache.js';
+import { benchCompaction } from './compaction.js';
 
 const benches = {
   overhead: benchIterationOverhead,
   history: benchHistorySize,
+  cache: benchPromptCache,
+  compaction: benchCompaction,
 };
 
 async function main(): Promise<void> {

@@ -1,3 +1,5 @@
+import { createBatchFileActivities } from './batch-files.js';
+import { createGitActivities } from './git/index.js';
 import { createModelActivities, type ModelDeps } from './model.js';
 import { createToolActivities, type WorkspaceShell } from './tools/index.js';
 import { createVerificationActivities } from './verification/index.js';
@@ -17,8 +19,11 @@ export function createActivities(deps: ActivityDeps) {
     ...createWorkspaceActivities(deps),
     ...createToolActivities(deps),
     ...createVerificationActivities(deps),
+    ...createGitActivities(),
+    ...createBatchFileActivities(),
   };
 }
 
 export type { WorkspaceBinding } from './workspace.js';
+export type { BatchRepo, MergeOutcome } from './git/index.js';
 export type { ToolOutcome, ToolCall, WorkspaceShell } from './tools/index.js';

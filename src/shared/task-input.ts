@@ -27,12 +27,16 @@ export const TaskInputSchema = z
     /** Spend caps, checked before each model call against its projected size; reaching one raises a blocker. */
     maxTotalTokens: z.number().int().positive().optional(),
     maxCostUsd: z.number().positive().optional(),
+    /** Context window in tokens; default the model's own (200K). A smaller one compacts sooner and costs less. */
+    contextWindow: z.number().int().min(10_000).max(2_000_000).optional(),
     /** A loop the nudge did not break: ask a human, or fail the task. */
     onLoop: z.enum(['blocker', 'fail']).default('blocker'),
     /** No successful tool call for this long is a stall (default 5 minutes). */
     stallTimeout: DurationSchema.default('5m'),
     /** On a stall: retry the model turn (twice, then ask), ask a human, or fail. */
     onStall: z.enum(['retry', 'blocker', 'fail']).default('retry'),
+    /** Run the workspace tools on this host's queue (`codeloop@<host-id>`); a batch pins its tasks to its repo's host. */
+    hostQueue: z.string().min(1).optional(),
     /** Questions answered in an earlier run of this task; they go into the task layer of the prompt. */
     answers: z.array(z.object({ question: z.string(), answer: z.string() })).default([]),
   })

@@ -8,6 +8,18 @@ export type TaskStatus = 'running' | 'blocked' | 'completed' | 'failed' | 'cance
 /** `CodeloopPhase` values: what the agent is doing now. */
 export type TaskPhase = 'starting' | 'exploring' | 'creating' | 'editing' | 'testing' | 'verifying' | 'blocked' | 'done';
 
+/** One compaction: which tier it took, and the conversation's estimated size before and after. */
+export interface CompactionRecord {
+  iteration: number;
+  tier: 1 | 2 | 3;
+  tokensBefore: number;
+  tokensAfter: number;
+  bytesBefore: number;
+  bytesAfter: number;
+  /** The tier-3 summary call's cost; tiers 1 and 2 call no model. */
+  summaryCostUsd: number;
+}
+
 /** The result of `agentTaskWorkflow`, also attached as details when the task fails. */
 export interface TaskResult {
   status: 'completed' | 'failed';
@@ -42,6 +54,7 @@ export interface TaskStateSnapshot {
   gates: GateResult[];
   correctionRounds: number;
   compactions: number;
+  compactionLog: CompactionRecord[];
   hostId?: string;
   runs: number;
   startedAt: string;

@@ -1,7 +1,8 @@
-import { CancellationScope, isCancellation, setHandler } from '@temporalio/workflow';
+import { CancellationScope, ContinueAsNew, isCancellation, setHandler } from '@temporalio/workflow';
 import { parseTaskInput } from '../shared/task-input.js';
 import type { TaskResult } from '../shared/task-state.js';
 import { getStateQuery } from './messages.js';
+import { ParentReporter } from './task/parent-report.js';
 import { TaskRun, type TaskCarry } from './task/task-run.js';
 
 export type { TaskCarry } from './task/task-run.js';
@@ -9,17 +10,28 @@ export type { TaskCarry } from './task/task-run.js';
 /**
  * A coding task as a durable ReAct loop: each iteration is one model activity and then one activity per tool call,
  * until the model ends its turn without calling a tool. The conversation lives in workflow state, so a new worker
- * resumes exactly where a dead one stopped. `carry` is only passed by continue-as-new.
+ * resumes exactly where a dead one stopped. `carry` is only passed by continue-as-new. A task started by a batch
+ * reports its blockers and its end to the batch.
  */
 export async function agentTaskWorkflow(rawInput: unknown, carry?: TaskCarry): Promise<TaskResult> {
   const input = parseTaskInput(rawInput);
-  const run = new TaskRun(input, carry);
+  const parent = ParentReporter.forCurrentWorkflow();
+  const run = new TaskRun(input, carry, (open) => parent?.blockersChanged(open));
   setHandler(getStateQuery, () => run.snapshot());
   run.desk.listen();
   try {
-    return await run.execute();
+    const result = await run.execute();
+    await parent?.finished('completed', result);
+    return result;
   } catch (error) {
-    if (isCancellation(error)) await CancellationScope.nonCancellable(async () => run.settle('cancelled'));
+    if (isCancellation(error)) {
+      await CancellationScope.nonCancellable(async () => {
+        run.settle('cancelled');
+        await parent?.finished('cancelled');
+      });
+    } else if (!(error instanceof ContinueAsNew)) {
+      await parent?.finished('failed', undefined, error);
+    }
     throw error;
   }
 }

@@ -1,1 +1,2 @@
 export { agentTaskWorkflow } from './agent-task.js';
+export { batchConductorWorkflow } from './batch-conductor.js';

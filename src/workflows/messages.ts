@@ -1,5 +1,6 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { BlockerAcknowledgement, BlockerAnswer } from '../shared/blockers.js';
+import type { BatchStateSnapshot, ChildReport } from '../shared/batch-state.js';
 import type { TaskStateSnapshot } from '../shared/task-state.js';
 
 /** `getState`: status, phase, iteration, open blockers and usage of a task. */
@@ -13,3 +14,12 @@ export const answerBlockerSignal = defineSignal<[BlockerAnswer]>('answerBlocker'
 
 /** `answerBlockerUpdate`: the same answer, acknowledged or rejected synchronously by a validator. */
 export const answerBlockerUpdate = defineUpdate<BlockerAcknowledgement, [BlockerAnswer]>('answerBlockerUpdate');
+
+/** `getBatchState`: every task's status, the batch's own blockers, and counts. */
+export const getBatchStateQuery = defineQuery<BatchStateSnapshot>('getBatchState');
+
+/** Sent by a batch's child task to the batch: its blockers changed, or it finished. */
+export const childReportSignal = defineSignal<[ChildReport]>('childReport');
+
+/** `retryTask`: re-run a failed task and un-skip its dependents. */
+export const retryTaskSignal = defineSignal<[{ taskId: string }]>('retryTask');

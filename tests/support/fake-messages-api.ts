@@ -49,11 +49,23 @@ export function withSummaries(responder: Responder, summary = 'Summary: earlier 
   return (request) => (request.body.tools?.length ? responder(request) : { text: summary });
 }
 
+/** Routes each request to the responder of its task, found by the task title in the system prompt. */
+export function byTask(responders: Record<string, Responder>): Responder {
+  return (request) => {
+    const system = JSON.stringify(request.body.system ?? '');
+    const title = Object.keys(responders).find((candidate) => system.includes(`## ${candidate}\\n`));
+    if (!title) return { error: { status: 400, type: 'invalid_request_error', message: `FakeModel: no script for this task` } };
+    return responders[title](request);
+  };
+}
+
 export interface RecordedRequest {
   body: MessagesBody;
   apiKey: string | undefined;
   stream: boolean;
   at: number;
+  /** The usage the response reported, with the simulated prompt cache. */
+  usage?: CacheUsage & { output_tokens: number };
 }
 
 export interface MessagesBody {
@@ -119,6 +131,7 @@ export async function startFakeMessagesApi(options: { apiKey?: string; script?: 
       const outcome = typeof step === 'function' ? await step(recorded) : step;
       if ('error' in outcome) return sendError(res, outcome.error);
       const message = buildMessage(body, outcome, cacheUsage(body, cache));
+      recorded.usage = message.usage;
       if (recorded.stream) await streamMessage(res, message, outcome.stallMs ?? 0);
       else sendJson(res, 200, message);
     } catch (error) {
@@ -208,7 +221,7 @@ export function checkConversation(body: MessagesBody): string | undefined {
 
 const estimateTokens = (text: string) => Math.ceil(text.length / 4);
 
-interface CacheUsage {
+export interface CacheUsage {
   input_tokens: number;
   cache_read_input_tokens: number;
   cache_creation_input_tokens: number;

@@ -1,20 +1,26 @@
-import { byTurn, type Responder, type ScriptedTurn } from './fake-messages-api.js';
+import type { Responder } from './fake-messages-api.js';
 
 /**
  * A session whose tool calls mostly read one of twenty ~`outputBytes` files, so history grows as real sessions do;
- * every fourth call is a small edit, as an agent that reads and writes (not one stuck reading) would make.
+ * every fourth call is a small edit, as an agent that reads and writes (not one stuck reading) would make. Each turn
+ * says "step N", and the next turn follows the last step in the request, so the script stays in order even after a
+ * compaction summarised the earlier turns away.
  */
 export function largeOutputSession(iterations: number): Responder {
-  const turns: ScriptedTurn[] = [];
-  for (let index = 0; index < iterations - 1; index++) {
+  return (request) => {
+    const said = request.body.messages
+      .filter((message) => message.role === 'assistant')
+      .flatMap((message) => (typeof message.content === 'string' ? [message.content] : message.content.map((block) => String(block.text ?? ''))))
+      .map((text) => /^step (\d+)$/.exec(text)?.[1])
+      .filter((step): step is string => step !== undefined);
+    const index = said.length ? Number(said[said.length - 1]) + 1 : 0;
+    if (index >= iterations - 1) return { text: 'done' };
     const call =
       index % 4 === 3
         ? { name: 'edit_file', input: { path: 'NOTES.md', edits: [{ search: 'end of notes', replace: `step ${index}\nend of notes` }] } }
         : { name: 'read_file', input: { path: `chunks/c${index % 20}.txt` } };
-    turns.push({ text: `step ${index}`, toolCalls: [call] });
-  }
-  turns.push({ text: 'done' });
-  return byTurn(turns);
+    return { text: `step ${index}`, toolCalls: [call] };
+  };
 }
 
 /** Twenty distinct text files of about `outputBytes` each: distinct so no two tool results are the same bytes. */

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,4 +22,23 @@ export function snapshotTree(dir: string, prefix = ''): Record<string, string> {
     else files[relative] = readFileSync(path.join(dir, relative), 'utf8');
   }
   return files;
+}
+
+/** A scratch git repository with the given files committed on `main`. */
+export function makeGitRepo(files: Record<string, string> = { 'README.md': '# repo\n' }): string {
+  const dir = makeWorkspace(files);
+  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@localhost', ...args], { cwd: dir, stdio: 'pipe' });
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'initial');
+  return dir;
+}
+
+/** A file's content on a branch, read with git (the branch need not be checked out). */
+export function fileOnBranch(repo: string, branch: string, file: string): string | undefined {
+  try {
+    return execFileSync('git', ['show', `${branch}:${file}`], { cwd: repo, stdio: 'pipe' }).toString();
+  } catch {
+    return undefined;
+  }
 }

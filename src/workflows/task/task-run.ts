@@ -1,7 +1,7 @@
 import { msToNumber } from '@temporalio/common/lib/time.js';
 import { allHandlersFinished, ApplicationFailure, condition, continueAsNew, log, workflowInfo } from '@temporalio/workflow';
 import type { ToolOutcome, WorkspaceBinding } from '../../activities/index.js';
-import { APPROVE_WORDS, STOP_WORDS } from '../../shared/blockers.js';
+import { APPROVE_WORDS, STOP_WORDS, type Blocker } from '../../shared/blockers.js';
 import { DEFAULT_MODEL } from '../../shared/constants.js';
 import type { ContentBlock, Message, ModelTurn, ToolUseBlock } from '../../shared/conversation.js';
 import { ErrorType } from '../../shared/errors.js';
@@ -12,7 +12,7 @@ import { contextWindowOf } from '../../shared/pricing.js';
 import { buildSystemPrompt, kickoffMessage, type AnsweredQuestion, type ProjectContext } from '../../shared/prompt.js';
 import { isRiskyCommand } from '../../shared/risky-command.js';
 import type { TaskInput } from '../../shared/task-input.js';
-import type { TaskPhase, TaskResult, TaskStateSnapshot, TaskStatus } from '../../shared/task-state.js';
+import type { CompactionRecord, TaskPhase, TaskResult, TaskStateSnapshot, TaskStatus } from '../../shared/task-state.js';
 import type { agentTaskWorkflow } from '../agent-task.js';
 import { workflowNow } from '../workflow-time.js';
 import { bindingActivities, fileActivities, modelActivities } from './activities.js';
@@ -47,7 +47,7 @@ export interface TaskCarry {
   correctionRounds: number;
   maxCorrectionRounds: number;
   outline?: string;
-  compactions: number;
+  compactionLog: CompactionRecord[];
   model?: string;
   lastProgressAt: number;
   stallRetries: number;
@@ -73,7 +73,7 @@ export class TaskRun {
   private correctionRounds: number;
   private maxCorrectionRounds: number;
   private outline?: string;
-  private compactions: number;
+  private compactionLog: CompactionRecord[];
   private model?: string;
   private lastProgressAt: number;
   private stallRetries: number;
@@ -86,6 +86,7 @@ export class TaskRun {
   constructor(
     private readonly input: TaskInput,
     carry?: TaskCarry,
+    private readonly onBlockersChanged: (open: Blocker[]) => void = () => undefined,
   ) {
     this.phase = carry?.phase ?? 'starting';
     this.iteration = carry?.iteration ?? 0;
@@ -99,11 +100,14 @@ export class TaskRun {
     this.correctionRounds = carry?.correctionRounds ?? 0;
     this.maxCorrectionRounds = carry?.maxCorrectionRounds ?? MAX_CORRECTION_ROUNDS;
     this.outline = carry?.outline;
-    this.compactions = carry?.compactions ?? 0;
+    this.compactionLog = carry?.compactionLog ?? [];
     this.model = carry?.model ?? input.model;
     this.lastProgressAt = carry?.lastProgressAt ?? workflowNow();
     this.stallRetries = carry?.stallRetries ?? 0;
-    this.desk = new BlockerDesk(carry?.desk, () => this.publish());
+    this.desk = new BlockerDesk(carry?.desk, () => {
+      this.publish();
+      this.onBlockersChanged(this.desk.open());
+    });
     this.spend = new Spend(carry?.spend, input);
     this.guards = new Guards(carry?.guards);
     this.verifier = new Verifier(carry?.verifier);
@@ -160,7 +164,8 @@ export class TaskRun {
   /** First run: find the host with the workspace, read the project, build the system prompt once. */
   private async prepare(): Promise<ToolTarget> {
     if (!this.binding || !this.project) {
-      this.binding = await bindingActivities.bindWorkspace.executeWithOptions({ summary: `bind workspace ${this.input.workspace}` }, [
+      const pinned = this.input.hostQueue ? { taskQueue: this.input.hostQueue } : {};
+      this.binding = await bindingActivities.bindWorkspace.executeWithOptions({ ...pinned, summary: `bind workspace ${this.input.workspace}` }, [
         this.input.workspace,
       ]);
       this.project = await fileActivities.describeWorkspace.executeWithOptions(
@@ -204,11 +209,24 @@ export class TaskRun {
 
   /** Compaction at 85% of the window (or the payload budget) is also a natural point to continue as new. */
   private async compact(): Promise<void> {
-    const window = contextWindowOf(this.model ?? DEFAULT_MODEL);
+    const window = this.input.contextWindow ?? contextWindowOf(this.model ?? DEFAULT_MODEL);
+    const costBefore = this.spend.costUsd;
     const compacted = await compactIfNeeded(this.system, this.messages, window, (older) => this.summarize(older));
     if (!compacted || compacted.report.after.bytes > compacted.report.before.bytes * 0.9) return;
     this.messages = compacted.messages;
-    this.compactions += 1;
+    const { tier, before, after } = compacted.report;
+    this.compactionLog = [
+      ...this.compactionLog,
+      {
+        iteration: this.iteration,
+        tier,
+        tokensBefore: before.tokens,
+        tokensAfter: after.tokens,
+        bytesBefore: before.bytes,
+        bytesAfter: after.bytes,
+        summaryCostUsd: this.spend.costUsd - costBefore,
+      },
+    ];
     log.info('compacted the conversation', { ...compacted.report });
     await this.continueAsNew();
   }
@@ -407,7 +425,7 @@ export class TaskRun {
       correctionRounds: this.correctionRounds,
       maxCorrectionRounds: this.maxCorrectionRounds,
       outline: this.outline,
-      compactions: this.compactions,
+      compactionLog: this.compactionLog,
       model: this.model,
       lastProgressAt: this.lastProgressAt,
       stallRetries: this.stallRetries,
@@ -475,7 +493,8 @@ export class TaskRun {
       outline: this.outline,
       gates: this.verifier.results,
       correctionRounds: this.correctionRounds,
-      compactions: this.compactions,
+      compactions: this.compactionLog.length,
+      compactionLog: this.compactionLog,
       hostId: this.binding?.hostId,
       runs: this.runs,
       startedAt: workflowInfo().startTime.toISOString(),

@@ -1,0 +1,23 @@
+import { execa } from 'execa';
+
+/** Commits made by codeloop carry its own identity, so nothing depends on the host's git config. */
+const IDENTITY = ['-c', 'user.name=codeloop', '-c', 'user.email=codeloop@localhost', '-c', 'commit.gpgsign=false'];
+
+export interface GitResult {
+  ok: boolean;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs git without a shell; `ok` is false on a non-zero exit, for the callers that expect one. */
+export async function tryGit(cwd: string, args: string[]): Promise<GitResult> {
+  const result = await execa('git', [...IDENTITY, ...args], { cwd, reject: false, stdin: 'ignore', env: { GIT_TERMINAL_PROMPT: '0' } });
+  return { ok: result.exitCode === 0, stdout: String(result.stdout).trim(), stderr: String(result.stderr).trim() };
+}
+
+/** Runs git and fails with git's own message when it fails. */
+export async function git(cwd: string, args: string[]): Promise<string> {
+  const result = await tryGit(cwd, args);
+  if (!result.ok) throw new Error(`git ${args.join(' ')} failed in ${cwd}: ${result.stderr || result.stdout}`);
+  return result.stdout;
+}

@@ -1,0 +1,29 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { parse as parseYaml } from 'yaml';
+import { BatchInputSchema, TasksFileSchema, type BatchTask } from './batch-input.js';
+import { ErrorType } from './errors.js';
+import { describeIssues } from './validation.js';
+
+/** YAML or JSON, by file name; YAML is a superset of JSON, so `.json` files parse either way. */
+function parseDocument(text: string, name: string): unknown {
+  try {
+    return name.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+  } catch (error) {
+    throw ApplicationFailure.nonRetryable(`${name} does not parse: ${(error as Error).message}`, ErrorType.InvalidBatch);
+  }
+}
+
+/** A batch file for `codeloop batch start`: the batch input, in YAML or JSON. */
+export function parseBatchFile(text: string, name: string): unknown {
+  const raw = parseDocument(text, name);
+  const parsed = BatchInputSchema.safeParse(raw);
+  if (!parsed.success) throw ApplicationFailure.nonRetryable(`${name}: ${describeIssues(parsed.error)}`, ErrorType.InvalidBatch);
+  return raw;
+}
+
+/** A `tasksFile`: a list of tasks, or `{ tasks: [...] }`. */
+export function parseTasksFile(text: string, name: string): BatchTask[] {
+  const parsed = TasksFileSchema.safeParse(parseDocument(text, name));
+  if (!parsed.success) throw ApplicationFailure.nonRetryable(`tasks file ${name}: ${describeIssues(parsed.error)}`, ErrorType.InvalidBatch);
+  return parsed.data;
+}

@@ -1,0 +1,63 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { z } from 'zod';
+import { dagProblems } from './dag.js';
+import { ErrorType } from './errors.js';
+import { parseOrFail } from './validation.js';
+
+/** Task ids become child workflow ids and git branch names, so they keep to a safe alphabet. */
+const TaskIdSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be 1-64 letters, digits, dots, dashes or underscores');
+
+export const BatchTaskSchema = z.object({
+  id: TaskIdSchema,
+  title: z.string().trim().min(1).max(200),
+  description: z.string().trim().min(1),
+  dependsOn: z.array(z.string()).default([]),
+  workspace: z.string().startsWith('/', 'must be an absolute path on the worker host').optional(),
+  prd: z.string().optional(),
+  maxIterations: z.number().int().min(1).max(1000).optional(),
+  complexity: z.number().int().min(1).max(5).optional(),
+});
+
+export const FAILURE_POLICIES = ['skip-dependents', 'fail-fast', 'continue'] as const;
+
+/**
+ * `batchConductorWorkflow`'s input. `tasksFile` (a path inside the workspace) lets a scheduled batch read tonight's
+ * task list when it starts instead of carrying a fixed one.
+ */
+export const BatchInputSchema = z
+  .object({
+    batchId: TaskIdSchema.optional(),
+    tasks: z.array(BatchTaskSchema).default([]),
+    tasksFile: z.string().min(1).optional(),
+    workspace: z.string().startsWith('/', 'must be an absolute path on the worker host').optional(),
+    maxParallel: z.number().int().min(1).max(500).default(4),
+    onFailure: z.enum(FAILURE_POLICIES).default('skip-dependents'),
+    baseBranch: z.string().min(1).optional(),
+    /** Task input fields every task gets unless it sets its own (approval, blockerTimeout, model, ...). */
+    taskDefaults: z.record(z.string(), z.unknown()).default({}),
+  })
+  .superRefine((input, context) => {
+    if (input.tasks.length === 0 && !input.tasksFile) context.addIssue({ code: 'custom', path: ['tasks'], message: 'a batch needs tasks or a tasksFile' });
+    if (input.tasksFile && !input.workspace) context.addIssue({ code: 'custom', path: ['workspace'], message: 'tasksFile is read from the batch workspace, so workspace is required' });
+    input.tasks.forEach((task, index) => {
+      if (!task.workspace && !input.workspace) context.addIssue({ code: 'custom', path: ['tasks', index, 'workspace'], message: `task ${task.id} has no workspace and the batch has none` });
+    });
+  });
+
+export type BatchInput = z.output<typeof BatchInputSchema>;
+export type BatchTask = z.output<typeof BatchTaskSchema>;
+
+/** Parses the input and validates its DAG; either failure is a non-retryable error that says what is wrong. */
+export function parseBatchInput(raw: unknown): BatchInput {
+  const input = parseOrFail(BatchInputSchema, raw, 'batch input');
+  assertValidDag(input.tasks);
+  return input;
+}
+
+export function assertValidDag(tasks: BatchTask[]): void {
+  const problems = dagProblems(tasks);
+  if (problems.length > 0) throw ApplicationFailure.nonRetryable(`invalid batch: ${problems.join('; ')}`, ErrorType.InvalidBatch);
+}
+
+/** The tasks of a `tasksFile`: a list, or an object with a `tasks` list. */
+export const TasksFileSchema = z.union([z.array(BatchTaskSchema), z.object({ tasks: z.array(BatchTaskSchema) }).transform((file) => file.tasks)]);

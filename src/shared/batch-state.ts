@@ -1,0 +1,59 @@
+import type { Blocker, RejectedAnswer } from './blockers.js';
+import type { Usage } from './conversation.js';
+import type { BatchInput } from './batch-input.js';
+
+export type BatchTaskStatus = 'pending' | 'running' | 'merging' | 'completed' | 'failed' | 'skipped' | 'cancelled';
+
+/** One task of a batch as the conductor sees it. */
+export interface BatchTaskState {
+  id: string;
+  title: string;
+  dependsOn: string[];
+  status: BatchTaskStatus;
+  childWorkflowId: string;
+  branch?: string;
+  attempts: number;
+  readyAt?: number;
+  startedAt?: number;
+  endedAt?: number;
+  iterations?: number;
+  usage?: Usage;
+  costUsd?: number;
+  reason?: string;
+  /** Open questions of the running child, reported by the child itself. */
+  blockedOn?: { id: string; question: string }[];
+}
+
+/** What a child task tells its batch: blockers opening and closing, and how it ended. */
+export type ChildReport =
+  | { kind: 'blockers'; workflowId: string; open: { id: string; question: string }[] }
+  | { kind: 'finished'; workflowId: string; status: 'completed' | 'failed' | 'cancelled'; iterations: number; usage: Usage; costUsd: number; reason?: string };
+
+export interface BatchStateSnapshot {
+  batchId: string;
+  status: 'running' | 'blocked' | 'completed' | 'failed' | 'cancelled';
+  onFailure: BatchInput['onFailure'];
+  maxParallel: number;
+  integrationBranch?: string;
+  tasks: BatchTaskState[];
+  counts: Record<BatchTaskStatus, number>;
+  openBlockers: Blocker[];
+  answeredBlockers: Blocker[];
+  rejectedAnswers: RejectedAnswer[];
+  runs: number;
+}
+
+export interface BatchResult {
+  batchId: string;
+  status: 'completed' | 'failed' | 'cancelled';
+  integrationBranch?: string;
+  tasks: (Pick<BatchTaskState, 'id' | 'title' | 'status' | 'branch' | 'iterations' | 'usage' | 'costUsd' | 'reason' | 'attempts'> & {
+    startedAt?: string;
+    endedAt?: string;
+    durationMs?: number;
+  })[];
+  totals: { tasks: Record<BatchTaskStatus, number>; usage: Usage; costUsd: number };
+  criticalPath: { ids: string[]; durationMs: number };
+  makespanMs: number;
+  runs: number;
+}

@@ -1,0 +1,439 @@
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import {
+  allHandlersFinished,
+  ApplicationFailure,
+  ChildWorkflowFailure,
+  condition,
+  continueAsNew,
+  getExternalWorkflowHandle,
+  log,
+  ParentClosePolicy,
+  proxyActivities,
+  setCurrentDetails,
+  startChild,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { BatchRepo, createActivities, WorkspaceBinding } from '../../activities/index.js';
+import { assertValidDag, type BatchInput, type BatchTask } from '../../shared/batch-input.js';
+import type { BatchResult, BatchStateSnapshot, BatchTaskState, ChildReport } from '../../shared/batch-state.js';
+import { SEARCH_ATTRIBUTES } from '../../shared/constants.js';
+import { addUsage, emptyUsage } from '../../shared/conversation.js';
+import { criticalPath } from '../../shared/dag.js';
+import type { agentTaskWorkflow } from '../agent-task.js';
+import { BlockerDesk, type DeskCarry } from '../task/blocker-desk.js';
+import { phaseKey, statusKey } from '../task/visibility.js';
+import { workflowNow } from '../workflow-time.js';
+import { countByStatus, isActive, isSettled, readyTasks, reviveForRetry, skipDependents } from './scheduler.js';
+
+type Activities = ReturnType<typeof createActivities>;
+
+const setup = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 5 } });
+const gitSteps = proxyActivities<Activities>({ startToCloseTimeout: '5 minutes', retry: { initialInterval: '1 second', maximumAttempts: 5 } });
+
+export const batchIdKey = defineSearchAttributeKey(SEARCH_ATTRIBUTES.batchId, SearchAttributeType.KEYWORD);
+
+/** One repository the batch works in: the host that holds it and its integration branch. */
+interface RepoState {
+  binding: WorkspaceBinding;
+  repo: BatchRepo;
+}
+
+export interface BatchCarry {
+  batchId: string;
+  states: BatchTaskState[];
+  repos: Record<string, RepoState>;
+  worktrees: Record<string, string>;
+  desk: DeskCarry;
+  runs: number;
+  startedAt: number;
+}
+
+type InboxItem = { taskId: string; report: ChildReport };
+
+/** Past this many events the batch continues as new even before the server suggests it. */
+const HISTORY_EVENTS_BUDGET = 8_000;
+
+/**
+ * A batch: tasks as child workflows over a dependency DAG, each in its own git worktree, merged into the batch's
+ * integration branch in dependency order. Children are abandoned rather than tied to one run, so the batch can
+ * continue as new while they work; each child reports its blockers and its end by signal.
+ */
+export class BatchRun {
+  readonly batchId: string;
+  private tasks: BatchTask[];
+  private states: BatchTaskState[];
+  private repos: Record<string, RepoState>;
+  private readonly worktrees: Record<string, string>;
+  readonly desk: BlockerDesk;
+  private readonly runs: number;
+  private readonly startedAt: number;
+  private readonly inbox: InboxItem[] = [];
+  private outcome?: BatchResult['status'];
+  private conflictsInFlight = 0;
+  private mergeLock: Promise<void> = Promise.resolve();
+  /** `CodeloopStatus` as last upserted; `CodeloopPhase` for a batch is always `conducting`. */
+  private publishedStatus?: string;
+
+  constructor(
+    private readonly input: BatchInput,
+    carry?: BatchCarry,
+  ) {
+    this.batchId = carry?.batchId ?? input.batchId ?? workflowInfo().workflowId.replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 64);
+    this.tasks = input.tasks;
+    this.states = carry?.states ?? [];
+    this.repos = carry?.repos ?? {};
+    this.worktrees = carry?.worktrees ?? {};
+    this.desk = new BlockerDesk(carry?.desk, () => this.publish());
+    this.runs = (carry?.runs ?? 0) + 1;
+    this.startedAt = carry?.startedAt ?? workflowNow();
+  }
+
+  async execute(): Promise<BatchResult> {
+    upsertSearchAttributes([{ key: batchIdKey, value: this.batchId }]);
+    if (this.states.length === 0) await this.prepare();
+    this.publish();
+    for (;;) {
+      while (this.inbox.length > 0) await this.handle(this.inbox.shift()!);
+      if (this.states.every(isSettled) && this.conflictsInFlight === 0) return this.finish();
+      if (this.shouldContinueAsNew()) await this.continueAsNew();
+      await this.startReady();
+      this.publish();
+      await condition(() => this.inbox.length > 0 || this.startable() || (this.states.every(isSettled) && this.conflictsInFlight === 0));
+    }
+  }
+
+  /** Reads the tasks file if there is one, checks the DAG, binds each repository's host and cuts its integration branch. */
+  private async prepare(): Promise<void> {
+    if (this.input.tasksFile) {
+      const binding = await this.bind(this.input.workspace!);
+      const fromFile = await setup.readTasksFile.executeWithOptions(
+        { taskQueue: binding.hostQueue, summary: `read tasks from ${this.input.tasksFile}` },
+        [{ workspace: binding.workspace, file: this.input.tasksFile }],
+      );
+      this.tasks = [...this.tasks, ...fromFile];
+      assertValidDag(this.tasks);
+    }
+    for (const workspace of new Set(this.tasks.map((task) => this.workspaceOf(task)))) {
+      const binding = await this.bind(workspace);
+      const repo = await gitSteps.prepareBatchRepo.executeWithOptions(
+        { taskQueue: binding.hostQueue, summary: `integration branch for batch ${this.batchId}` },
+        [{ repo: binding.workspace, batchId: this.batchId, baseBranch: this.input.baseBranch }],
+      );
+      this.repos[workspace] = { binding, repo };
+    }
+    this.states = this.tasks.map((task) => ({
+      id: task.id,
+      title: task.title,
+      dependsOn: task.dependsOn,
+      status: 'pending',
+      childWorkflowId: `${workflowInfo().workflowId}/${task.id}`,
+      attempts: 0,
+    }));
+  }
+
+  private bind(workspace: string): Promise<WorkspaceBinding> {
+    return setup.bindWorkspace.executeWithOptions({ summary: `bind workspace ${workspace}` }, [workspace]);
+  }
+
+  private workspaceOf(task: BatchTask): string {
+    return task.workspace ?? this.input.workspace!;
+  }
+
+  private startable(): boolean {
+    return this.slots() > 0 && readyTasks(this.states, this.input.onFailure).length > 0 && this.outcome !== 'failed';
+  }
+
+  private slots(): number {
+    return this.input.maxParallel - this.states.filter(isActive).length;
+  }
+
+  /** Starts every ready task there is a slot for: its worktree cut from the integration branch, then its child. */
+  private async startReady(): Promise<void> {
+    if (this.outcome === 'failed') return;
+    const ready = readyTasks(this.states, this.input.onFailure).slice(0, Math.max(0, this.slots()));
+    const now = workflowNow();
+    for (const state of ready) state.readyAt ??= now;
+    await Promise.all(ready.map((state) => this.startTask(state)));
+  }
+
+  private async startTask(state: BatchTaskState): Promise<void> {
+    const task = this.tasks.find((candidate) => candidate.id === state.id)!;
+    const { binding, repo } = this.repos[this.workspaceOf(task)];
+    state.status = 'running';
+    const worktree = await gitSteps.createTaskWorktree.executeWithOptions(
+      { taskQueue: binding.hostQueue, summary: `worktree for ${task.id}` },
+      [{ repo: repo.repo, batchId: this.batchId, taskId: task.id, fresh: state.attempts > 0 }],
+    );
+    state.branch = worktree.branch;
+    this.worktrees[task.id] = worktree.path;
+    state.attempts += 1;
+    const child = await startChild<typeof agentTaskWorkflow>('agentTaskWorkflow', {
+      workflowId: state.childWorkflowId,
+      args: [
+        {
+          ...this.input.taskDefaults,
+          title: task.title,
+          description: task.description,
+          workspace: worktree.path,
+          hostQueue: binding.hostQueue,
+          ...(task.prd === undefined ? {} : { prd: task.prd }),
+          ...(task.maxIterations === undefined ? {} : { maxIterations: task.maxIterations }),
+          ...(task.complexity === undefined ? {} : { complexity: task.complexity }),
+        },
+      ],
+      // Children outlive a run of the batch (continue-as-new); cancelling the batch cancels them explicitly.
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      typedSearchAttributes: [{ key: batchIdKey, value: this.batchId }],
+      staticSummary: `${task.id}: ${task.title}`,
+    });
+    state.startedAt = workflowNow();
+    state.blockedOn = undefined;
+    // The child reports its own end by signal; this catches the ends it cannot report (terminated, timed out).
+    child.result().then(
+      () => undefined,
+      (error) => {
+        if (error instanceof ChildWorkflowFailure && !(error.cause instanceof ApplicationFailure)) {
+          this.receive({ kind: 'finished', workflowId: state.childWorkflowId, status: 'failed', iterations: 0, usage: emptyUsage(), costUsd: 0, reason: error.cause?.message ?? 'child ended' });
+        }
+      },
+    );
+  }
+
+  /** Child reports arrive by signal; they are queued and handled one at a time by the main loop. */
+  receive(report: ChildReport): void {
+    const state = this.states.find((candidate) => candidate.childWorkflowId === report.workflowId);
+    if (!state) return;
+    if (report.kind === 'blockers') {
+      if (state.status === 'running') state.blockedOn = report.open.length ? report.open : undefined;
+      this.publish();
+      return;
+    }
+    this.inbox.push({ taskId: state.id, report });
+  }
+
+  retry(taskId: string): void {
+    const problem = reviveForRetry(this.states, taskId);
+    if (problem) log.warn('retryTask ignored', { taskId, problem });
+    this.publish();
+  }
+
+  private async handle({ taskId, report }: InboxItem): Promise<void> {
+    const state = this.states.find((candidate) => candidate.id === taskId)!;
+    if (state.status !== 'running' || report.kind !== 'finished') return;
+    state.iterations = report.iterations;
+    state.usage = report.usage;
+    state.costUsd = report.costUsd;
+    state.blockedOn = undefined;
+    if (report.status === 'completed') {
+      state.status = 'merging';
+      void this.withMergeLock(() => this.merge(state));
+      return;
+    }
+    state.status = report.status;
+    state.endedAt = workflowNow();
+    state.reason = report.reason;
+    this.onFailure(state);
+  }
+
+  private onFailure(state: BatchTaskState): void {
+    if (this.input.onFailure === 'skip-dependents') skipDependents(this.states, state.id);
+    if (this.input.onFailure === 'fail-fast') {
+      this.outcome = 'failed';
+      for (const other of this.states) {
+        if (other.status === 'pending') {
+          other.status = 'skipped';
+          other.reason = `fail-fast after ${state.id} failed`;
+        }
+        if (other.status === 'running') void this.cancelChild(other);
+      }
+    }
+    this.publish();
+  }
+
+  /** Merges run one at a time: they all move the same integration branch. */
+  private withMergeLock(body: () => Promise<void>): Promise<void> {
+    const next = this.mergeLock.then(body);
+    this.mergeLock = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Commits the task's worktree and merges its branch; a conflict becomes a blocker on the batch. */
+  private async merge(state: BatchTaskState): Promise<void> {
+    const task = this.tasks.find((candidate) => candidate.id === state.id)!;
+    const { binding, repo } = this.repos[this.workspaceOf(task)];
+    const onHost = (summary: string) => ({ taskQueue: binding.hostQueue, summary });
+    await gitSteps.commitTaskWork.executeWithOptions(onHost(`commit ${task.id}`), [
+      { path: this.worktrees[task.id], message: `${task.id}: ${task.title}` },
+    ]);
+    const outcome = await gitSteps.mergeTaskBranch.executeWithOptions(onHost(`merge ${task.id} into ${repo.integrationBranch}`), [
+      { integrationPath: repo.integrationPath, branch: state.branch!, message: `Merge ${task.id}: ${task.title}` },
+    ]);
+    if (outcome.merged) {
+      await gitSteps.removeTaskWorktree.executeWithOptions(onHost(`remove worktree of ${task.id}`), [{ repo: repo.repo, path: this.worktrees[task.id] }]);
+      state.status = 'completed';
+      state.endedAt = workflowNow();
+      this.publish();
+      return;
+    }
+    this.conflictsInFlight += 1;
+    void this.resolveConflict(state, outcome.conflicts).finally(() => (this.conflictsInFlight -= 1));
+  }
+
+  /** Waits for a human on a merge conflict without holding up unrelated tasks. */
+  private async resolveConflict(state: BatchTaskState, files: string[]): Promise<void> {
+    const { repo } = this.repos[this.workspaceOf(this.tasks.find((task) => task.id === state.id)!)];
+    const outcome = await this.desk.ask({
+      origin: 'merge-conflict',
+      question:
+        `Merging task ${state.id} (${state.branch}) into ${repo.integrationBranch} conflicts in: ${files.join(', ')}.\n` +
+        `Resolve it by merging ${state.branch} in ${repo.integrationPath} and committing, then answer 'resolved'; ` +
+        `or answer 'retry' to re-run the task on the current integration branch, or 'skip' to fail it.`,
+      options: ['resolved', 'retry', 'skip'],
+    });
+    const answer = outcome.answered ? outcome.answer.trim().toLowerCase() : 'skip';
+    if (answer.startsWith('retry')) {
+      state.status = 'pending';
+      state.reason = undefined;
+    } else if (answer.startsWith('resolved')) {
+      await this.withMergeLock(() => this.merge(state));
+    } else {
+      state.status = 'failed';
+      state.endedAt = workflowNow();
+      state.reason = `merge conflict in ${files.join(', ')}`;
+      this.onFailure(state);
+    }
+    this.publish();
+  }
+
+  private async cancelChild(state: BatchTaskState): Promise<void> {
+    try {
+      await getExternalWorkflowHandle(state.childWorkflowId).cancel();
+    } catch {
+      // Already closed.
+    }
+  }
+
+  /** Cancelling the batch cancels its running children and waits (briefly) for them to say they stopped. */
+  async cancel(): Promise<void> {
+    const running = this.states.filter((state) => state.status === 'running');
+    await Promise.all(running.map((state) => this.cancelChild(state)));
+    const stopped = () => running.every((state) => this.inbox.some((item) => item.taskId === state.id));
+    await condition(stopped, '1 minute');
+    for (const state of this.states) {
+      if (state.status === 'running' || state.status === 'pending' || state.status === 'merging') {
+        state.status = 'cancelled';
+        state.endedAt ??= workflowNow();
+      }
+    }
+    this.outcome = 'cancelled';
+    this.publish();
+  }
+
+  private shouldContinueAsNew(): boolean {
+    const info = workflowInfo();
+    const due = info.continueAsNewSuggested || info.historyLength > HISTORY_EVENTS_BUDGET;
+    return due && this.conflictsInFlight === 0 && !this.states.some((state) => state.status === 'merging');
+  }
+
+  private async continueAsNew(): Promise<never> {
+    await condition(allHandlersFinished);
+    const carry: BatchCarry = {
+      batchId: this.batchId,
+      states: this.states,
+      repos: this.repos,
+      worktrees: this.worktrees,
+      desk: this.desk.carry(),
+      runs: this.runs,
+      startedAt: this.startedAt,
+    };
+    log.info('batch continuing as new', { runs: this.runs, historyLength: workflowInfo().historyLength });
+    // The next run gets the tasks as read (a tasks file is read once, when the batch starts).
+    const next: BatchInput = { ...this.input, tasks: this.tasks, tasksFile: undefined, batchId: this.batchId };
+    return continueAsNew<(input: unknown, carry?: BatchCarry) => Promise<BatchResult>>(next, carry);
+  }
+
+  private finish(): BatchResult {
+    const allDone = this.states.every((state) => state.status === 'completed');
+    this.outcome ??= allDone ? 'completed' : 'failed';
+    this.publish();
+    return this.result();
+  }
+
+  result(): BatchResult {
+    const duration = (state: BatchTaskState) => (state.startedAt && state.endedAt ? state.endedAt - state.startedAt : 0);
+    const iso = (ms?: number) => (ms === undefined ? undefined : new Date(ms).toISOString());
+    const ended = Math.max(this.startedAt, ...this.states.map((state) => state.endedAt ?? 0));
+    return {
+      batchId: this.batchId,
+      status: this.outcome === 'cancelled' || this.outcome === 'failed' ? this.outcome : 'completed',
+      integrationBranch: Object.values(this.repos)[0]?.repo.integrationBranch,
+      tasks: this.states.map((state) => ({
+        id: state.id,
+        title: state.title,
+        status: state.status,
+        branch: state.branch,
+        attempts: state.attempts,
+        iterations: state.iterations,
+        usage: state.usage,
+        costUsd: state.costUsd,
+        reason: state.reason,
+        startedAt: iso(state.startedAt),
+        endedAt: iso(state.endedAt),
+        durationMs: duration(state) || undefined,
+      })),
+      totals: {
+        tasks: countByStatus(this.states),
+        usage: this.states.reduce((sum, state) => (state.usage ? addUsage(sum, state.usage) : sum), emptyUsage()),
+        costUsd: this.states.reduce((sum, state) => sum + (state.costUsd ?? 0), 0),
+      },
+      criticalPath: criticalPath(this.states, (id) => duration(this.states.find((state) => state.id === id)!)),
+      makespanMs: ended - this.startedAt,
+      runs: this.runs,
+    };
+  }
+
+  private status(): BatchStateSnapshot['status'] {
+    if (this.outcome) return this.outcome === 'failed' && !this.states.every(isSettled) ? 'running' : this.outcome;
+    return this.desk.open().length > 0 ? 'blocked' : 'running';
+  }
+
+  private publish(): void {
+    const status = this.status();
+    if (status !== this.publishedStatus) {
+      this.publishedStatus = status;
+      upsertSearchAttributes([
+        { key: statusKey, value: status },
+        { key: phaseKey, value: 'conducting' },
+      ]);
+    }
+    const counts = countByStatus(this.states);
+    const blocked = this.states.filter((state) => state.blockedOn);
+    const lines = [
+      ...this.desk.open().map((blocker) => `### ⏸ Waiting for a human: blocker \`${blocker.id}\`\n\n> ${blocker.question.replace(/\n/g, '\n> ')}`),
+      `**Batch ${this.batchId}**: ${status} · ${this.states.length} tasks · max ${this.input.maxParallel} in parallel · on failure: ${this.input.onFailure}`,
+      Object.entries(counts)
+        .filter(([, count]) => count > 0)
+        .map(([name, count]) => `${name} ${count}`)
+        .join(' · '),
+      ...blocked.map((state) => `Task \`${state.id}\` is blocked: ${state.blockedOn!.map((b) => b.question).join(' / ')}`),
+    ];
+    setCurrentDetails(lines.join('\n\n'));
+  }
+
+  snapshot(): BatchStateSnapshot {
+    return {
+      batchId: this.batchId,
+      status: this.status(),
+      onFailure: this.input.onFailure,
+      maxParallel: this.input.maxParallel,
+      integrationBranch: Object.values(this.repos)[0]?.repo.integrationBranch,
+      tasks: this.states,
+      counts: countByStatus(this.states),
+      openBlockers: this.desk.open(),
+      answeredBlockers: this.desk.answered(),
+      rejectedAnswers: this.desk.rejected,
+      runs: this.runs,
+    };
+  }
+}

@@ -1,0 +1,50 @@
+import { ApplicationFailure, getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
+import type { ChildReport } from '../../shared/batch-state.js';
+import type { Blocker } from '../../shared/blockers.js';
+import type { TaskResult } from '../../shared/task-state.js';
+import { childReportSignal } from '../messages.js';
+
+/**
+ * A child task's line to its batch. The signal goes to the batch's workflow id, not a run, so it reaches the batch
+ * after the batch has continued as new. A batch that is gone is not the task's problem: failures are ignored.
+ */
+export class ParentReporter {
+  private lastBlockers = '';
+
+  private constructor(private readonly parentId: string) {}
+
+  static forCurrentWorkflow(): ParentReporter | undefined {
+    const parent = workflowInfo().parent;
+    return parent ? new ParentReporter(parent.workflowId) : undefined;
+  }
+
+  blockersChanged(open: Blocker[]): void {
+    const summary = open.map(({ id, question }) => ({ id, question }));
+    const key = JSON.stringify(summary);
+    if (key === this.lastBlockers) return;
+    this.lastBlockers = key;
+    void this.send({ kind: 'blockers', workflowId: workflowInfo().workflowId, open: summary });
+  }
+
+  async finished(status: 'completed' | 'failed' | 'cancelled', result?: TaskResult, error?: unknown): Promise<void> {
+    const failure = error instanceof ApplicationFailure ? (error.details?.[0] as TaskResult | undefined) : undefined;
+    const figures = result ?? failure;
+    await this.send({
+      kind: 'finished',
+      workflowId: workflowInfo().workflowId,
+      status,
+      iterations: figures?.iterations ?? 0,
+      usage: figures?.usage ?? { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      costUsd: figures?.costUsd ?? 0,
+      reason: status === 'completed' ? undefined : (figures?.reason ?? (error instanceof Error ? error.message : status)),
+    });
+  }
+
+  private async send(report: ChildReport): Promise<void> {
+    try {
+      await getExternalWorkflowHandle(this.parentId).signal(childReportSignal, report);
+    } catch {
+      // The batch is closed; there is no one left to tell.
+    }
+  }
+}
