@@ -5,6 +5,7 @@ import type { BatchResult, BatchStateSnapshot } from '../../src/shared/batch-sta
 import type { batchConductorWorkflow } from '../../src/workflows/index.js';
 import { answerBlockerSignal, getBatchStateQuery } from '../../src/workflows/messages.js';
 import { byTask, byTurn, type Responder, type ScriptedTurn } from '../support/fake-messages-api.js';
+import { recordHistory } from '../support/record-history.js';
 import { useTaskHarness } from '../support/task-harness.js';
 import { uniqueName } from '../support/temporal.js';
 import { fileOnBranch, makeGitRepo } from '../support/workspace.js';
@@ -73,6 +74,7 @@ describe('scheduling', () => {
     for (const file of ['a.txt', 'b.txt', 'c.txt', 'd.txt']) expect(fileOnBranch(repo, result.integrationBranch!, file)).toBe(file[0]);
     expect(fileOnBranch(repo, 'main', 'a.txt')).toBeUndefined();
     expect(result.criticalPath.ids).toEqual(['a', 'c', 'd']);
+    await recordHistory('batch-diamond', handle);
   }, 120_000);
 
   test('with maxParallel 1, tasks run one at a time in dependency order', async () => {
@@ -169,5 +171,6 @@ describe('worktrees', () => {
     const loser = result.tasks.find((t) => t.attempts === 2)!;
     expect(loser).toBeDefined();
     expect(fileOnBranch(repo, result.integrationBranch!, 'value.txt')).toMatch(/^value = [23]\n/);
+    await recordHistory('batch-merge-conflict-retry', handle);
   }, 120_000);
 });

@@ -29,7 +29,11 @@ import { countByStatus, isActive, isSettled, readyTasks, reviveForRetry, skipDep
 type Activities = ReturnType<typeof createActivities>;
 
 const setup = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 5 } });
-const gitSteps = proxyActivities<Activities>({ startToCloseTimeout: '5 minutes', retry: { initialInterval: '1 second', maximumAttempts: 5 } });
+const gitSteps = proxyActivities<Activities>({
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '20 seconds',
+  retry: { initialInterval: '1 second', maximumAttempts: 5 },
+});
 
 export const batchIdKey = defineSearchAttributeKey(SEARCH_ATTRIBUTES.batchId, SearchAttributeType.KEYWORD);
 
@@ -45,14 +49,19 @@ export interface BatchCarry {
   repos: Record<string, RepoState>;
   worktrees: Record<string, string>;
   desk: DeskCarry;
+  /** Child reports received but not yet handled: they must not be lost at the run boundary. */
+  inbox: InboxItem[];
   runs: number;
   startedAt: number;
 }
 
 type InboxItem = { taskId: string; report: ChildReport };
 
-/** Past this many events the batch continues as new even before the server suggests it. */
-const HISTORY_EVENTS_BUDGET = 8_000;
+/**
+ * Past this many events the batch continues as new even before the server suggests it (at 4,096): a worker that
+ * takes over a batch after a crash replays at most this much, and the carried state stays one payload.
+ */
+const HISTORY_EVENTS_BUDGET = 2_000;
 
 /**
  * A batch: tasks as child workflows over a dependency DAG, each in its own git worktree, merged into the batch's
@@ -68,7 +77,7 @@ export class BatchRun {
   readonly desk: BlockerDesk;
   private readonly runs: number;
   private readonly startedAt: number;
-  private readonly inbox: InboxItem[] = [];
+  private readonly inbox: InboxItem[];
   private outcome?: BatchResult['status'];
   private conflictsInFlight = 0;
   private mergeLock: Promise<void> = Promise.resolve();
@@ -85,6 +94,7 @@ export class BatchRun {
     this.repos = carry?.repos ?? {};
     this.worktrees = carry?.worktrees ?? {};
     this.desk = new BlockerDesk(carry?.desk, () => this.publish());
+    this.inbox = carry?.inbox ?? [];
     this.runs = (carry?.runs ?? 0) + 1;
     this.startedAt = carry?.startedAt ?? workflowNow();
   }
@@ -96,7 +106,11 @@ export class BatchRun {
     for (;;) {
       while (this.inbox.length > 0) await this.handle(this.inbox.shift()!);
       if (this.states.every(isSettled) && this.conflictsInFlight === 0) return this.finish();
-      if (this.shouldContinueAsNew()) await this.continueAsNew();
+      if (this.continueAsNewDue()) {
+        // Merges in flight finish first (seconds); a merge waiting on a human postpones continue-as-new instead.
+        await condition(() => this.states.filter((state) => state.status === 'merging').length === this.conflictsInFlight);
+        if (this.conflictsInFlight === 0) await this.continueAsNew();
+      }
       await this.startReady();
       this.publish();
       await condition(() => this.inbox.length > 0 || this.startable() || (this.states.every(isSettled) && this.conflictsInFlight === 0));
@@ -330,10 +344,9 @@ export class BatchRun {
     this.publish();
   }
 
-  private shouldContinueAsNew(): boolean {
+  private continueAsNewDue(): boolean {
     const info = workflowInfo();
-    const due = info.continueAsNewSuggested || info.historyLength > HISTORY_EVENTS_BUDGET;
-    return due && this.conflictsInFlight === 0 && !this.states.some((state) => state.status === 'merging');
+    return (info.continueAsNewSuggested || info.historyLength > HISTORY_EVENTS_BUDGET) && this.conflictsInFlight === 0;
   }
 
   private async continueAsNew(): Promise<never> {
@@ -344,6 +357,7 @@ export class BatchRun {
       repos: this.repos,
       worktrees: this.worktrees,
       desk: this.desk.carry(),
+      inbox: this.inbox,
       runs: this.runs,
       startedAt: this.startedAt,
     };
