@@ -3,6 +3,7 @@ import type { Blocker } from '../shared/blockers.js';
 import { SEARCH_ATTRIBUTES } from '../shared/constants.js';
 import { emit, formatDuration, type OutputOptions } from './output.js';
 import { withClient } from './session.js';
+import { getBatchStateQuery } from '../workflows/messages.js';
 import { queryState } from './task-view.js';
 
 export interface OpenBlockerRow {
@@ -40,8 +41,13 @@ export async function listOpenBlockers(client: Client, now = Date.now()): Promis
   return rows.sort((a, b) => b.ageMs - a.ageMs);
 }
 
+/** A task's blockers come from `getState`, a batch's own (merge conflicts) from `getBatchState`. */
 async function openBlockersOf(client: Client, execution: WorkflowExecutionInfo): Promise<Blocker[]> {
   const handle = client.workflow.getHandle(execution.workflowId, execution.runId);
+  if (execution.type === 'batchConductorWorkflow') {
+    const state = await client.connection.withDeadline(Date.now() + 10_000, () => handle.query(getBatchStateQuery)).catch(() => undefined);
+    return state?.openBlockers ?? [];
+  }
   return (await queryState(client, handle))?.openBlockers ?? [];
 }
 

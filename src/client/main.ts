@@ -1,4 +1,8 @@
 import { Command, Option } from 'commander';
+import { cancelBatch } from './batch-cancel.js';
+import { followBatch } from './batch-follow.js';
+import { startBatch } from './batch-start.js';
+import { showBatchStatus } from './batch-status.js';
 import { answerBlocker } from './blockers-answer.js';
 import { showOpenBlockers } from './blockers-list.js';
 import { CliError } from './output.js';
@@ -54,6 +58,36 @@ export function buildProgram(): Command {
     .option('--blocker <id>', 'which blocker (needed when more than one is open)')
     .addOption(json())
     .action(answerBlocker);
+
+  const batch = program.command('batch').description('run a DAG of tasks as one batch');
+  batch
+    .command('start')
+    .description('start a batch from a YAML or JSON file (the batchConductorWorkflow input)')
+    .argument('<file>')
+    .option('--max-parallel <n>', 'tasks running at once (default 4)')
+    .addOption(new Option('--on-failure <policy>', 'what a failed task does to the rest').choices(['skip-dependents', 'fail-fast', 'continue']))
+    .option('--id <workflowId>', 'workflow id (default: generated from the file name)')
+    .addOption(json())
+    .action(startBatch);
+  batch
+    .command('status')
+    .description('a tree of tasks with status, duration, tokens and blocked questions')
+    .argument('<workflowId>')
+    .addOption(json())
+    .action(showBatchStatus);
+  batch
+    .command('follow')
+    .description('live progress until the batch ends; exit code 0 only if it completed')
+    .argument('<workflowId>')
+    .addOption(json())
+    .action(followBatch);
+  batch
+    .command('cancel')
+    .description('cancel a batch and its running tasks')
+    .argument('<workflowId>')
+    .option('--wait', 'wait until the batch has stopped')
+    .addOption(json())
+    .action(cancelBatch);
   return program;
 }
 

@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { parse as parseYaml } from 'yaml';
-import { BatchInputSchema, TasksFileSchema, type BatchTask } from './batch-input.js';
+import { TasksFileSchema, type BatchTask } from './batch-input.js';
 import { ErrorType } from './errors.js';
 import { describeIssues } from './validation.js';
 
@@ -13,12 +13,13 @@ function parseDocument(text: string, name: string): unknown {
   }
 }
 
-/** A batch file for `codeloop batch start`: the batch input, in YAML or JSON. */
-export function parseBatchFile(text: string, name: string): unknown {
+/** A batch file for `codeloop batch start`: the batch input, in YAML or JSON, not yet validated. */
+export function parseBatchFile(text: string, name: string): Record<string, unknown> {
   const raw = parseDocument(text, name);
-  const parsed = BatchInputSchema.safeParse(raw);
-  if (!parsed.success) throw ApplicationFailure.nonRetryable(`${name}: ${describeIssues(parsed.error)}`, ErrorType.InvalidBatch);
-  return raw;
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw ApplicationFailure.nonRetryable(`${name} must hold one object: the batch input`, ErrorType.InvalidBatch);
+  }
+  return raw as Record<string, unknown>;
 }
 
 /** A `tasksFile`: a list of tasks, or `{ tasks: [...] }`. */

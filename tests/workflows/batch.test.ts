@@ -3,7 +3,7 @@ import type { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, test } from 'vitest';
 import type { BatchResult, BatchStateSnapshot } from '../../src/shared/batch-state.js';
 import type { batchConductorWorkflow } from '../../src/workflows/index.js';
-import { answerBlockerSignal, getBatchStateQuery } from '../../src/workflows/messages.js';
+import { answerBlockerSignal, getBatchStateQuery, retryTaskSignal } from '../../src/workflows/messages.js';
 import { byTask, byTurn, type Responder, type ScriptedTurn } from '../support/fake-messages-api.js';
 import { recordHistory } from '../support/record-history.js';
 import { useTaskHarness } from '../support/task-harness.js';
@@ -114,6 +114,28 @@ describe('failure policies', () => {
     harness.fake.setResponder(scripts());
     const result = (await (await startBatch({ workspace: makeGitRepo(), tasks, onFailure: 'continue' })).result()) as BatchResult;
     expect(statuses(result)).toEqual({ a: 'failed', b: 'completed', c: 'completed' });
+  }, 120_000);
+});
+
+describe('control', () => {
+  test('retryTask re-runs a failed task and un-skips its dependents', async () => {
+    let attemptsOfA = 0;
+    harness.fake.setResponder(
+      byTask({
+        'Task a': (request) => (++attemptsOfA === 1 ? fails(request) : done(request)),
+        'Task b': done,
+        'Task c': byTurn([{ toolCalls: [{ name: 'raise_blocker', input: { question: 'Hold on?' } }] }, { text: 'done' }]),
+      }),
+    );
+    const handle = await startBatch({ workspace: makeGitRepo(), tasks: [task('a'), task('b', ['a']), task('c')] });
+    await waitForBatch(handle, (s) => s.counts.failed === 1 && s.counts.skipped === 1);
+    await handle.signal(retryTaskSignal, { taskId: 'a' });
+    await waitForBatch(handle, (s) => s.counts.completed === 2);
+    await harness.temporal.client.workflow.getHandle(`${handle.workflowId}/c`).signal(answerBlockerSignal, { answer: 'go' });
+    const result = (await handle.result()) as BatchResult;
+    expect(result.status).toBe('completed');
+    expect(result.tasks.find((t) => t.id === 'a')).toMatchObject({ status: 'completed', attempts: 2 });
+    expect(result.tasks.find((t) => t.id === 'b')).toMatchObject({ status: 'completed', attempts: 1 });
   }, 120_000);
 });
 

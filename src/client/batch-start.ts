@@ -1,0 +1,64 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseBatchFile } from '../shared/batch-file.js';
+import { parseBatchInput, type BatchInput } from '../shared/batch-input.js';
+import { DEFAULT_TASK_QUEUE } from '../shared/constants.js';
+import type { batchConductorWorkflow } from '../workflows/index.js';
+import { CliError, emit, webUiUrl, type OutputOptions } from './output.js';
+import { withClient } from './session.js';
+
+export interface BatchStartOptions extends OutputOptions {
+  maxParallel?: string;
+  onFailure?: string;
+  id?: string;
+}
+
+/**
+ * Reads a batch file (YAML or JSON), the same input `temporal workflow start --input` takes. Relative workspace
+ * paths are taken from the file's directory, so a batch file can sit in the repository it describes.
+ */
+export function readBatchFile(file: string, overrides: Partial<Record<'maxParallel' | 'onFailure', unknown>> = {}): BatchInput {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new CliError(`cannot read ${file}: ${(error as Error).message}`, 2);
+  }
+  try {
+    const raw = parseBatchFile(text, path.basename(file)) as Record<string, any>;
+    const base = path.dirname(path.resolve(file));
+    const absolute = (workspace: unknown) => (typeof workspace === 'string' ? path.resolve(base, workspace) : workspace);
+    const input = {
+      ...raw,
+      workspace: absolute(raw.workspace),
+      tasks: (raw.tasks ?? []).map((task: Record<string, unknown>) => ({ ...task, workspace: absolute(task.workspace) })),
+      ...Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined)),
+    };
+    return parseBatchInput(input);
+  } catch (error) {
+    throw new CliError(`${file}: ${(error as Error).message}`, 2);
+  }
+}
+
+/** `codeloop batch start FILE`: validates the whole batch (DAG included) before starting it. */
+export async function startBatch(file: string, options: BatchStartOptions): Promise<void> {
+  const input = readBatchFile(file, {
+    maxParallel: options.maxParallel === undefined ? undefined : Number(options.maxParallel),
+    onFailure: options.onFailure,
+  });
+  const workflowId = options.id ?? `batch-${input.batchId ?? path.basename(file).replace(/\.[^.]+$/, '')}-${randomUUID().slice(0, 8)}`;
+  await withClient(async (client, namespace) => {
+    const taskQueue = process.env.CODELOOP_TASK_QUEUE || DEFAULT_TASK_QUEUE;
+    await client.workflow.start<typeof batchConductorWorkflow>('batchConductorWorkflow', { args: [input], taskQueue, workflowId });
+    const url = webUiUrl(namespace, workflowId);
+    emit(options, { workflowId, taskQueue, url, tasks: input.tasks.length }, () =>
+      [
+        `started ${workflowId} (${input.tasks.length} tasks${input.tasksFile ? ` + ${input.tasksFile}` : ''})`,
+        `  web UI:  ${url}`,
+        `  follow:  npx codeloop batch follow ${workflowId}`,
+        `  status:  npx codeloop batch status ${workflowId}`,
+      ].join('\n'),
+    );
+  });
+}

@@ -1,0 +1,75 @@
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { BatchResult, BatchStateSnapshot, BatchTaskState } from '../shared/batch-state.js';
+import { getBatchStateQuery } from '../workflows/messages.js';
+import { CliError, formatDuration, formatNumber } from './output.js';
+
+const QUERY_DEADLINE_MS = 10_000;
+
+export interface BatchView {
+  workflowId: string;
+  execution: string;
+  state?: BatchStateSnapshot;
+  result?: BatchResult;
+}
+
+/** The batch's own state, from `getBatchState`, and its result once it has ended. */
+export async function viewBatch(client: Client, workflowId: string): Promise<BatchView> {
+  const handle = client.workflow.getHandle(workflowId);
+  const description = await handle.describe().catch((error) => {
+    if (error instanceof WorkflowNotFoundError) throw new CliError(`no batch with workflow id ${workflowId}`);
+    throw error;
+  });
+  if (description.type !== 'batchConductorWorkflow') throw new CliError(`${workflowId} is a ${description.type}, not a batch`);
+  const execution = description.status.name;
+  const view: BatchView = { workflowId, execution };
+  if (execution === 'COMPLETED') view.result = (await handle.result()) as BatchResult;
+  view.state = await client.connection
+    .withDeadline(Date.now() + QUERY_DEADLINE_MS, () => handle.query(getBatchStateQuery))
+    .catch(() => undefined);
+  return view;
+}
+
+const MARK: Record<BatchTaskState['status'], string> = {
+  pending: '·',
+  running: '▶',
+  merging: '⇢',
+  completed: '✓',
+  failed: '✗',
+  skipped: '↷',
+  cancelled: '■',
+};
+
+/** Tasks as a tree by dependency depth: each under the tasks it waits for. */
+export function renderBatchView(view: BatchView, now = Date.now()): string {
+  const state = view.state;
+  if (!state) return `${view.workflowId}  [${view.execution.toLowerCase()}]\n  (no worker answered getBatchState; start one with \`npm run worker\`)`;
+  const depth = new Map<string, number>();
+  const byId = new Map(state.tasks.map((task) => [task.id, task]));
+  const depthOf = (id: string): number => {
+    if (!depth.has(id)) depth.set(id, Math.max(-1, ...byId.get(id)!.dependsOn.map(depthOf)) + 1);
+    return depth.get(id)!;
+  };
+  const width = Math.max(...state.tasks.map((task) => task.id.length + 2 * depthOf(task.id)));
+  const lines = [
+    `${view.workflowId}  [${state.status}]  batch ${state.batchId} · ${state.tasks.length} tasks · max ${state.maxParallel} in parallel · on failure: ${state.onFailure}`,
+    `  ${Object.entries(state.counts).filter(([, count]) => count > 0).map(([name, count]) => `${name} ${count}`).join(' · ')}`,
+  ];
+  if (state.integrationBranch) lines.push(`  integration branch: ${state.integrationBranch}`);
+  const ordered = [...state.tasks].sort((a, b) => depthOf(a.id) - depthOf(b.id));
+  for (const task of ordered) {
+    const indent = '  '.repeat(depthOf(task.id));
+    const took = task.startedAt ? formatDuration((task.endedAt ?? now) - task.startedAt) : '';
+    const tokens = task.usage ? `${formatNumber(task.usage.inputTokens + task.usage.outputTokens + task.usage.cacheReadTokens + task.usage.cacheWriteTokens)} tok` : '';
+    const after = task.dependsOn.length ? `after ${task.dependsOn.join(', ')}` : '';
+    lines.push(`  ${MARK[task.status]} ${`${indent}${task.id}`.padEnd(width)}  ${task.status.padEnd(9)} ${took.padStart(7)} ${tokens.padStart(12)}  ${task.title}${after ? `  (${after})` : ''}`);
+    if (task.reason && task.status !== 'completed') lines.push(`      ${' '.repeat(width)}${task.reason}`);
+    for (const blocker of task.blockedOn ?? []) lines.push(`      ⏸ ${blocker.question}  → npx codeloop blockers answer ${task.childWorkflowId} --blocker ${blocker.id} "…"`);
+  }
+  for (const blocker of state.openBlockers) lines.push(`  ⏸ batch blocker ${blocker.id}: ${blocker.question.replace(/\n/g, ' ')}`);
+  if (view.result) {
+    const totals = view.result.totals;
+    lines.push(`  result: ${view.result.status} in ${formatDuration(view.result.makespanMs)} · ${formatNumber(totals.usage.inputTokens + totals.usage.outputTokens)} tokens · $${totals.costUsd.toFixed(2)}`);
+    lines.push(`  critical path: ${view.result.criticalPath.ids.join(' → ')} (${formatDuration(view.result.criticalPath.durationMs)})`);
+  }
+  return lines.join('\n');
+}
