@@ -7,12 +7,14 @@ import { benchHistorySize } from './history-size.js';
 import { benchIterationOverhead } from './iteration-overhead.js';
 import { benchPromptCache } from './prompt-cache.js';
 import { benchCompaction } from './compaction.js';
+import { benchBatchMakespan } from './batch-makespan.js';
 
 const benches = {
   overhead: benchIterationOverhead,
   history: benchHistorySize,
   cache: benchPromptCache,
   compaction: benchCompaction,
+  batch: benchBatchMakespan,
 };
 
 async function main(): Promise<void> {

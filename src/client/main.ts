@@ -6,6 +6,11 @@ import { showBatchStatus } from './batch-status.js';
 import { answerBlocker } from './blockers-answer.js';
 import { showOpenBlockers } from './blockers-list.js';
 import { CliError } from './output.js';
+import { createSchedule, OVERLAP_CHOICES } from './schedule-create.js';
+import { backfillSchedule, deleteSchedule, pauseSchedule, triggerSchedule, unpauseSchedule } from './schedule-control.js';
+import { describeSchedule } from './schedule-describe.js';
+import { listSchedules } from './schedule-list.js';
+import { setupCluster } from './setup.js';
 import { startTask } from './task-start.js';
 import { showTaskResult } from './task-result.js';
 import { showTaskStatus } from './task-status.js';
@@ -59,6 +64,12 @@ export function buildProgram(): Command {
     .addOption(json())
     .action(answerBlocker);
 
+  program
+    .command('setup')
+    .description('for an existing cluster: check the connection, register the search attributes (safe to repeat)')
+    .addOption(json())
+    .action(setupCluster);
+
   const batch = program.command('batch').description('run a DAG of tasks as one batch');
   batch
     .command('start')
@@ -88,6 +99,40 @@ export function buildProgram(): Command {
     .option('--wait', 'wait until the batch has stopped')
     .addOption(json())
     .action(cancelBatch);
+
+  const schedule = program.command('schedule').description('nightly batches on Temporal Schedules');
+  schedule
+    .command('create')
+    .description('create a schedule whose action starts batchConductorWorkflow with the batch file')
+    .argument('<name>', 'schedule id; each run is <name>-<scheduled time>')
+    .requiredOption('--cron <expression>', 'when to run, e.g. "0 2 * * *"')
+    .requiredOption('--batch <file>', 'batch file (YAML or JSON); use tasksFile in it to read tasks at run time')
+    .option('--timezone <tz>', 'IANA time zone for the cron (default UTC)')
+    .addOption(new Option('--overlap <policy>', 'when a run is still going').choices([...OVERLAP_CHOICES]).default('skip'))
+    .option('--catchup-window <duration>', 'how late a missed run may still start', '1h')
+    .addOption(json())
+    .action(createSchedule);
+  schedule.command('list').description('all schedules').addOption(json()).action(listSchedules);
+  schedule.command('describe').description('spec, policies, recent and running batches').argument('<name>').addOption(json()).action(describeSchedule);
+  schedule.command('pause').description('stop taking runs').argument('<name>').option('--note <text>').addOption(json()).action(pauseSchedule);
+  schedule.command('unpause').description('take runs again').argument('<name>').addOption(json()).action(unpauseSchedule);
+  schedule
+    .command('trigger')
+    .description("run now, under the schedule's own overlap policy")
+    .argument('<name>')
+    .addOption(new Option('--overlap <policy>', 'override the overlap policy for this run').choices([...OVERLAP_CHOICES]))
+    .addOption(json())
+    .action(triggerSchedule);
+  schedule
+    .command('backfill')
+    .description('take the runs due between two times, now')
+    .argument('<name>')
+    .requiredOption('--start <time>')
+    .requiredOption('--end <time>')
+    .addOption(new Option('--overlap <policy>').choices([...OVERLAP_CHOICES]))
+    .addOption(json())
+    .action(backfillSchedule);
+  schedule.command('delete').description('delete a schedule (running batches go on)').argument('<name>').addOption(json()).action(deleteSchedule);
   return program;
 }
 

@@ -19,6 +19,8 @@ export interface DevServerOptions {
   retentionDays?: number;
   /** Where the server's own output goes. */
   stdio?: 'inherit' | 'ignore';
+  /** Register codeloop's search attributes at start (default); `false` leaves that to `codeloop setup`. */
+  searchAttributes?: boolean;
 }
 
 export interface DevServer {
@@ -40,7 +42,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     mkdirSync(path.dirname(options.dbFile), { recursive: true });
     args.push('--db-filename', options.dbFile);
   }
-  for (const name of Object.values(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=Keyword`);
+  if (options.searchAttributes !== false) for (const name of Object.values(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=Keyword`);
   for (const [key, value] of Object.entries(options.dynamicConfig ?? {})) {
     args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   }

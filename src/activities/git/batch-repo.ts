@@ -71,6 +71,12 @@ export async function commitTaskWork(input: { path: string; message: string }): 
 
 export type MergeOutcome = { merged: true; commit: string } | { merged: false; conflicts: string[] };
 
+export interface PreparedWorktree {
+  taskId: string;
+  path: string;
+  branch: string;
+}
+
 /**
  * Merges a task branch into the integration branch, in the integration worktree. A conflict aborts the merge and
  * names the files, so the batch can ask a human. Merging a branch that is already in is a no-op, so a retry is safe.
@@ -91,4 +97,30 @@ export async function removeWorktree(repo: string, worktree: string): Promise<vo
   if (existsSync(worktree)) await tryGit(repo, ['worktree', 'remove', '--force', worktree]);
   await rm(worktree, { recursive: true, force: true });
   await tryGit(repo, ['worktree', 'prune']);
+}
+
+export interface IntegrateRequest {
+  worktree: string;
+  commitMessage: string;
+  integrationPath: string;
+  branch: string;
+  mergeMessage: string;
+  /** Dependents this merge makes ready: their worktrees are cut from the new integration tip right away. */
+  prepare?: { repo: string; batchId: string; taskIds: string[] };
+}
+
+/**
+ * Commits a finished task's worktree, merges its branch, and cuts the worktrees of the dependents the merge makes
+ * ready, in one step: the fewer round trips between a task ending and its dependents starting, the shorter the
+ * batch's critical path. Safe to repeat: nothing to commit, already merged and an existing worktree are all fine.
+ */
+export async function integrateTask(input: IntegrateRequest): Promise<MergeOutcome & { prepared: PreparedWorktree[] }> {
+  await commitTaskWork({ path: input.worktree, message: input.commitMessage });
+  const outcome = await mergeTaskBranch({ integrationPath: input.integrationPath, branch: input.branch, message: input.mergeMessage });
+  const prepared: PreparedWorktree[] = [];
+  if (outcome.merged && input.prepare) {
+    const { repo, batchId, taskIds } = input.prepare;
+    for (const taskId of taskIds) prepared.push({ taskId, ...(await createTaskWorktree({ repo, batchId, taskId, fresh: true })) });
+  }
+  return { ...outcome, prepared };
 }

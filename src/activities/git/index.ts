@@ -1,7 +1,16 @@
 import { withHeartbeat } from '../heartbeat.js';
-import { commitTaskWork, createTaskWorktree, mergeTaskBranch, prepareBatchRepo, removeWorktree, type BatchRepo, type MergeOutcome } from './batch-repo.js';
+import {
+  createTaskWorktree,
+  integrateTask,
+  prepareBatchRepo,
+  removeWorktree,
+  type BatchRepo,
+  type IntegrateRequest,
+  type MergeOutcome,
+  type PreparedWorktree,
+} from './batch-repo.js';
 
-export type { BatchRepo, MergeOutcome } from './batch-repo.js';
+export type { BatchRepo, MergeOutcome, PreparedWorktree } from './batch-repo.js';
 
 /** The batch's git steps, each idempotent so a retried activity is safe: worktrees, commits, merges. */
 export function createGitActivities() {
@@ -10,10 +19,7 @@ export function createGitActivities() {
       withHeartbeat(() => prepareBatchRepo(input)),
     createTaskWorktree: (input: { repo: string; batchId: string; taskId: string; fresh?: boolean }): Promise<{ path: string; branch: string }> =>
       withHeartbeat(() => createTaskWorktree(input)),
-    commitTaskWork: (input: { path: string; message: string }): Promise<{ commit: string; changed: boolean }> =>
-      withHeartbeat(() => commitTaskWork(input)),
-    mergeTaskBranch: (input: { integrationPath: string; branch: string; message: string }): Promise<MergeOutcome> =>
-      withHeartbeat(() => mergeTaskBranch(input)),
+    integrateTask: (input: IntegrateRequest): Promise<MergeOutcome & { prepared: PreparedWorktree[] }> => withHeartbeat(() => integrateTask(input)),
     removeTaskWorktree: (input: { repo: string; path: string }): Promise<void> => withHeartbeat(() => removeWorktree(input.repo, input.path)),
   };
 }

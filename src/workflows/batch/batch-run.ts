@@ -48,6 +48,7 @@ export interface BatchCarry {
   states: BatchTaskState[];
   repos: Record<string, RepoState>;
   worktrees: Record<string, string>;
+  prepared: Record<string, { path: string; branch: string }>;
   desk: DeskCarry;
   /** Child reports received but not yet handled: they must not be lost at the run boundary. */
   inbox: InboxItem[];
@@ -74,12 +75,18 @@ export class BatchRun {
   private states: BatchTaskState[];
   private repos: Record<string, RepoState>;
   private readonly worktrees: Record<string, string>;
+  /** Worktrees already cut for tasks that became ready at a merge, waiting for a slot. */
+  private readonly prepared: Record<string, { path: string; branch: string }>;
   readonly desk: BlockerDesk;
   private readonly runs: number;
   private readonly startedAt: number;
   private readonly inbox: InboxItem[];
   private outcome?: BatchResult['status'];
   private conflictsInFlight = 0;
+  /** Commits, merges and worktree removals under way; continue-as-new waits for them. */
+  private gitStepsInFlight = 0;
+  /** Worktrees being cut and children being started. */
+  private startsInFlight = 0;
   private mergeLock: Promise<void> = Promise.resolve();
   /** `CodeloopStatus` as last upserted; `CodeloopPhase` for a batch is always `conducting`. */
   private publishedStatus?: string;
@@ -93,6 +100,7 @@ export class BatchRun {
     this.states = carry?.states ?? [];
     this.repos = carry?.repos ?? {};
     this.worktrees = carry?.worktrees ?? {};
+    this.prepared = carry?.prepared ?? {};
     this.desk = new BlockerDesk(carry?.desk, () => this.publish());
     this.inbox = carry?.inbox ?? [];
     this.runs = (carry?.runs ?? 0) + 1;
@@ -105,15 +113,15 @@ export class BatchRun {
     this.publish();
     for (;;) {
       while (this.inbox.length > 0) await this.handle(this.inbox.shift()!);
-      if (this.states.every(isSettled) && this.conflictsInFlight === 0) return this.finish();
+      if (this.done()) return this.finish();
       if (this.continueAsNewDue()) {
         // Merges in flight finish first (seconds); a merge waiting on a human postpones continue-as-new instead.
-        await condition(() => this.states.filter((state) => state.status === 'merging').length === this.conflictsInFlight);
+        await condition(() => this.gitStepsInFlight === 0 && this.startsInFlight === 0);
         if (this.conflictsInFlight === 0) await this.continueAsNew();
       }
-      await this.startReady();
+      this.startReady();
       this.publish();
-      await condition(() => this.inbox.length > 0 || this.startable() || (this.states.every(isSettled) && this.conflictsInFlight === 0));
+      await condition(() => this.inbox.length > 0 || this.startable() || this.done());
     }
   }
 
@@ -154,6 +162,11 @@ export class BatchRun {
     return task.workspace ?? this.input.workspace!;
   }
 
+  /** Every task settled, and no git step or conflict still under way. */
+  private done(): boolean {
+    return this.states.every(isSettled) && this.conflictsInFlight === 0 && this.gitStepsInFlight === 0 && this.startsInFlight === 0;
+  }
+
   private startable(): boolean {
     return this.slots() > 0 && readyTasks(this.states, this.input.onFailure).length > 0 && this.outcome !== 'failed';
   }
@@ -162,23 +175,41 @@ export class BatchRun {
     return this.input.maxParallel - this.states.filter(isActive).length;
   }
 
-  /** Starts every ready task there is a slot for: its worktree cut from the integration branch, then its child. */
-  private async startReady(): Promise<void> {
+  /**
+   * Starts every ready task there is a slot for: its worktree cut from the integration branch, then its child. The
+   * starts run on their own, so a slow worktree never delays noticing the next task that becomes ready.
+   */
+  private startReady(): void {
     if (this.outcome === 'failed') return;
     const ready = readyTasks(this.states, this.input.onFailure).slice(0, Math.max(0, this.slots()));
     const now = workflowNow();
-    for (const state of ready) state.readyAt ??= now;
-    await Promise.all(ready.map((state) => this.startTask(state)));
+    for (const state of ready) {
+      state.readyAt ??= now;
+      state.status = 'running';
+      this.startsInFlight += 1;
+      void this.startTask(state)
+        .catch((error) => this.receive(this.failedToStart(state, error)))
+        .finally(() => (this.startsInFlight -= 1));
+    }
+  }
+
+  /** A task whose worktree or child could not be started ends as failed, like any other failure. */
+  private failedToStart(state: BatchTaskState, error: unknown): ChildReport {
+    const cause = (error as { cause?: Error }).cause;
+    const reason = `could not start: ${cause?.message ?? (error instanceof Error ? error.message : String(error))}`;
+    return { kind: 'finished', workflowId: state.childWorkflowId, status: 'failed', iterations: 0, usage: emptyUsage(), costUsd: 0, reason };
   }
 
   private async startTask(state: BatchTaskState): Promise<void> {
     const task = this.tasks.find((candidate) => candidate.id === state.id)!;
     const { binding, repo } = this.repos[this.workspaceOf(task)];
-    state.status = 'running';
-    const worktree = await gitSteps.createTaskWorktree.executeWithOptions(
-      { taskQueue: binding.hostQueue, summary: `worktree for ${task.id}` },
-      [{ repo: repo.repo, batchId: this.batchId, taskId: task.id, fresh: state.attempts > 0 }],
-    );
+    const prepared = this.prepared[task.id];
+    delete this.prepared[task.id];
+    const worktree =
+      prepared ??
+      (await gitSteps.createTaskWorktree.executeWithOptions({ taskQueue: binding.hostQueue, summary: `worktree for ${task.id}` }, [
+        { repo: repo.repo, batchId: this.batchId, taskId: task.id, fresh: state.attempts > 0 },
+      ]));
     state.branch = worktree.branch;
     this.worktrees[task.id] = worktree.path;
     state.attempts += 1;
@@ -241,7 +272,7 @@ export class BatchRun {
     state.blockedOn = undefined;
     if (report.status === 'completed') {
       state.status = 'merging';
-      void this.withMergeLock(() => this.merge(state));
+      void this.merge(state);
       return;
     }
     state.status = report.status;
@@ -266,32 +297,64 @@ export class BatchRun {
   }
 
   /** Merges run one at a time: they all move the same integration branch. */
-  private withMergeLock(body: () => Promise<void>): Promise<void> {
+  private withMergeLock<T>(body: () => Promise<T>): Promise<T> {
     const next = this.mergeLock.then(body);
-    this.mergeLock = next.catch(() => undefined);
+    this.mergeLock = next.then(
+      () => undefined,
+      () => undefined,
+    );
     return next;
   }
 
-  /** Commits the task's worktree and merges its branch; a conflict becomes a blocker on the batch. */
+  /**
+   * Commits the task's worktree and merges its branch, one merge at a time (they all move the integration branch);
+   * removing the worktree afterwards runs beside other merges. A conflict becomes a blocker on the batch.
+   */
   private async merge(state: BatchTaskState): Promise<void> {
     const task = this.tasks.find((candidate) => candidate.id === state.id)!;
     const { binding, repo } = this.repos[this.workspaceOf(task)];
     const onHost = (summary: string) => ({ taskQueue: binding.hostQueue, summary });
-    await gitSteps.commitTaskWork.executeWithOptions(onHost(`commit ${task.id}`), [
-      { path: this.worktrees[task.id], message: `${task.id}: ${task.title}` },
-    ]);
-    const outcome = await gitSteps.mergeTaskBranch.executeWithOptions(onHost(`merge ${task.id} into ${repo.integrationBranch}`), [
-      { integrationPath: repo.integrationPath, branch: state.branch!, message: `Merge ${task.id}: ${task.title}` },
-    ]);
-    if (outcome.merged) {
-      await gitSteps.removeTaskWorktree.executeWithOptions(onHost(`remove worktree of ${task.id}`), [{ repo: repo.repo, path: this.worktrees[task.id] }]);
+    this.gitStepsInFlight += 1;
+    try {
+      const outcome = await this.withMergeLock(() =>
+        gitSteps.integrateTask.executeWithOptions(onHost(`commit and merge ${task.id} into ${repo.integrationBranch}`), [
+          {
+            worktree: this.worktrees[task.id],
+            commitMessage: `${task.id}: ${task.title}`,
+            integrationPath: repo.integrationPath,
+            branch: state.branch!,
+            mergeMessage: `Merge ${task.id}: ${task.title}`,
+            prepare: { repo: repo.repo, batchId: this.batchId, taskIds: this.readyAfter(state) },
+          },
+        ]),
+      );
+      if (outcome.merged) for (const worktree of outcome.prepared) this.prepared[worktree.taskId] = worktree;
+      if (!outcome.merged) {
+        this.conflictsInFlight += 1;
+        void this.resolveConflict(state, outcome.conflicts).finally(() => (this.conflictsInFlight -= 1));
+        return;
+      }
       state.status = 'completed';
       state.endedAt = workflowNow();
       this.publish();
-      return;
+      await gitSteps.removeTaskWorktree.executeWithOptions(onHost(`remove worktree of ${task.id}`), [{ repo: repo.repo, path: this.worktrees[task.id] }]);
+    } finally {
+      this.gitStepsInFlight -= 1;
     }
-    this.conflictsInFlight += 1;
-    void this.resolveConflict(state, outcome.conflicts).finally(() => (this.conflictsInFlight -= 1));
+  }
+
+  /** The pending dependents (in the same repository) whose last unfinished dependency is `state`. */
+  private readyAfter(state: BatchTaskState): string[] {
+    const workspace = this.workspaceOf(this.tasks.find((task) => task.id === state.id)!);
+    const done = (id: string) => {
+      const dependency = this.states.find((candidate) => candidate.id === id)!;
+      return this.input.onFailure === 'continue' ? isSettled(dependency) : dependency.status === 'completed';
+    };
+    return this.states
+      .filter((other) => other.status === 'pending' && other.dependsOn.includes(state.id))
+      .filter((other) => other.dependsOn.every((id) => id === state.id || done(id)))
+      .filter((other) => this.workspaceOf(this.tasks.find((task) => task.id === other.id)!) === workspace)
+      .map((other) => other.id);
   }
 
   /** Waits for a human on a merge conflict without holding up unrelated tasks. */
@@ -310,7 +373,7 @@ export class BatchRun {
       state.status = 'pending';
       state.reason = undefined;
     } else if (answer.startsWith('resolved')) {
-      await this.withMergeLock(() => this.merge(state));
+      await this.merge(state);
     } else {
       state.status = 'failed';
       state.endedAt = workflowNow();
@@ -356,6 +419,7 @@ export class BatchRun {
       states: this.states,
       repos: this.repos,
       worktrees: this.worktrees,
+      prepared: this.prepared,
       desk: this.desk.carry(),
       inbox: this.inbox,
       runs: this.runs,
