@@ -12,6 +12,8 @@ import { describeSchedule } from './schedule-describe.js';
 import { listSchedules } from './schedule-list.js';
 import { setupCluster } from './setup.js';
 import { startTask } from './task-start.js';
+import { followTask } from './task-follow.js';
+import { showReport } from './report.js';
 import { showTaskResult } from './task-result.js';
 import { showTaskStatus } from './task-status.js';
 
@@ -48,6 +50,19 @@ export function buildProgram(): Command {
     .option('--wait', 'wait for the task to finish')
     .addOption(json())
     .action(showTaskResult);
+  task
+    .command('follow')
+    .description('a live view until the task ends: phase, iteration, last step, tokens, cost, open blockers')
+    .argument('<workflowId>')
+    .addOption(json())
+    .action(followTask);
+
+  program
+    .command('report')
+    .description('the morning view: tasks and batches completed, failed (why), blocked (on what), tokens and cost')
+    .option('--since <duration>', 'how far back to look', '24h')
+    .addOption(json())
+    .action(showReport);
 
   const blockers = program.command('blockers').description('questions the agent is waiting on');
   blockers

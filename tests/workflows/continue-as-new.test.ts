@@ -6,6 +6,7 @@ import { answerBlockerSignal, getStateQuery } from '../../src/workflows/messages
 import { waitForBlockers } from '../support/blockers.js';
 import { byTurn, startFakeMessagesApi, type FakeMessagesApi, type ScriptedTurn } from '../support/fake-messages-api.js';
 import { freePort } from '../support/free-port.js';
+import { runCli } from '../support/cli.js';
 import { recordHistory } from '../support/record-history.js';
 import { connectTemporal, modelEnv, startWorkers, uniqueName, type TestTemporal } from '../support/temporal.js';
 import { makeWorkspace } from '../support/workspace.js';
@@ -74,8 +75,14 @@ test('continue-as-new carries the conversation and counters, and the task finish
       taskQueue,
       workflowId: uniqueName('can'),
     });
+    // `task follow` keeps following the same workflow id across each continue-as-new.
+    const followed = runCli(['task', 'follow', handle.workflowId], { TEMPORAL_ADDRESS: server.address, CODELOOP_TASK_QUEUE: taskQueue });
     const result = await handle.result();
     expect(result).toMatchObject({ status: 'completed', iterations, summary: 'all files written' });
+    const follow = await followed;
+    expect(follow.code).toBe(0);
+    expect(follow.stderr).toMatch(/· run [2-9]/);
+    expect(follow.stdout).toContain('[completed]');
     expect(result.runs).toBeGreaterThanOrEqual(3);
     expect(result.filesChanged).toHaveLength(iterations - 1);
     expect(readdirSync(`${workspace}/files`)).toHaveLength(iterations - 1);

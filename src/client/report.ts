@@ -1,0 +1,125 @@
+import { WorkflowFailedError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { msToNumber } from '@temporalio/common/lib/time.js';
+import type { BatchResult } from '../shared/batch-state.js';
+import { SEARCH_ATTRIBUTES } from '../shared/constants.js';
+import type { TaskResult } from '../shared/task-state.js';
+import { getBatchStateQuery } from '../workflows/messages.js';
+import { CliError, emit, formatDuration, formatNumber, type OutputOptions } from './output.js';
+import { withClient } from './session.js';
+import { queryState } from './task-view.js';
+
+export interface ReportRow {
+  workflowId: string;
+  kind: 'task' | 'batch';
+  batchId?: string;
+  status: string;
+  reason?: string;
+  questions?: { blockerId: string; question: string; askedAt: string }[];
+  summary?: string;
+  tokens: number;
+  costUsd: number;
+  closedAt?: string;
+}
+
+export interface Report {
+  since: string;
+  tasks: Record<string, number>;
+  tokens: number;
+  costUsd: number;
+  rows: ReportRow[];
+}
+
+const tokensOf = (usage?: TaskResult['usage']) => (usage ? usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens : 0);
+
+/**
+ * The morning view: every task and batch that ran in the window or is still open, from visibility (who) and each
+ * workflow's result or state (what happened, what it is waiting for).
+ */
+export async function buildReport(client: Client, sinceMs: number, now = Date.now()): Promise<Report> {
+  const since = new Date(now - sinceMs).toISOString();
+  const query =
+    `(WorkflowType = "agentTaskWorkflow" OR WorkflowType = "batchConductorWorkflow") AND ExecutionStatus != "ContinuedAsNew" ` +
+    `AND (ExecutionStatus = "Running" OR CloseTime >= "${since}")`;
+  const rows: ReportRow[] = [];
+  for await (const execution of client.workflow.list({ query })) rows.push(await describeExecution(client, execution));
+  const tasks: Record<string, number> = {};
+  for (const row of rows.filter((candidate) => candidate.kind === 'task')) tasks[row.status] = (tasks[row.status] ?? 0) + 1;
+  const taskRows = rows.filter((row) => row.kind === 'task');
+  return {
+    since,
+    tasks,
+    tokens: taskRows.reduce((sum, row) => sum + row.tokens, 0),
+    costUsd: taskRows.reduce((sum, row) => sum + row.costUsd, 0),
+    rows: rows.sort((a, b) => a.workflowId.localeCompare(b.workflowId)),
+  };
+}
+
+async function describeExecution(client: Client, execution: WorkflowExecutionInfo): Promise<ReportRow> {
+  const handle = client.workflow.getHandle(execution.workflowId);
+  const batchId = (execution.searchAttributes?.[SEARCH_ATTRIBUTES.batchId] as string[] | undefined)?.[0];
+  const kind = execution.type === 'batchConductorWorkflow' ? 'batch' : 'task';
+  const base = { workflowId: execution.workflowId, kind, batchId: kind === 'task' ? batchId : undefined, closedAt: execution.closeTime?.toISOString() } as const;
+  const execStatus = execution.status.name;
+  if (execStatus === 'RUNNING') {
+    if (kind === 'batch') {
+      const state = await client.connection.withDeadline(Date.now() + 10_000, () => handle.query(getBatchStateQuery)).catch(() => undefined);
+      const cost = state?.tasks.reduce((sum, task) => sum + (task.costUsd ?? 0), 0) ?? 0;
+      return { ...base, status: state?.status ?? 'running', summary: state ? `${state.counts.completed}/${state.tasks.length} tasks done` : undefined, questions: state?.openBlockers.map((b) => ({ blockerId: b.id, question: b.question, askedAt: b.askedAt })), tokens: 0, costUsd: cost };
+    }
+    const state = await queryState(client, handle);
+    return {
+      ...base,
+      status: state?.status ?? 'running',
+      summary: state ? `${state.phase}, iteration ${state.iteration}/${state.maxIterations}` : undefined,
+      questions: state?.openBlockers.map((b) => ({ blockerId: b.id, question: b.question, askedAt: b.askedAt })),
+      tokens: tokensOf(state?.usage),
+      costUsd: state?.costUsd ?? 0,
+    };
+  }
+  if (execStatus === 'COMPLETED') {
+    if (kind === 'batch') {
+      const result = (await handle.result()) as BatchResult;
+      const counts = result.totals.tasks;
+      return { ...base, status: result.status, summary: `${counts.completed}/${result.tasks.length} tasks completed, ${counts.failed} failed, ${counts.skipped} skipped`, tokens: tokensOf(result.totals.usage), costUsd: result.totals.costUsd };
+    }
+    const result = (await handle.result()) as TaskResult;
+    return { ...base, status: 'completed', summary: result.summary, tokens: tokensOf(result.usage), costUsd: result.costUsd };
+  }
+  if (execStatus === 'FAILED') {
+    const error = await handle.result().then(() => undefined, (caught: unknown) => caught);
+    const cause = error instanceof WorkflowFailedError ? error.cause : undefined;
+    const details = cause instanceof ApplicationFailure ? (cause.details?.[0] as TaskResult | undefined) : undefined;
+    return { ...base, status: 'failed', reason: `${details?.reason ? `${details.reason}: ` : ''}${cause?.message ?? 'failed'}`, tokens: tokensOf(details?.usage), costUsd: details?.costUsd ?? 0 };
+  }
+  return { ...base, status: execStatus.toLowerCase(), tokens: 0, costUsd: 0 };
+}
+
+export function renderReport(report: Report, now = Date.now()): string {
+  const lines = [
+    `codeloop report since ${report.since}`,
+    `tasks: ${Object.entries(report.tasks).map(([status, count]) => `${count} ${status}`).join(' · ') || 'none'}`,
+    `tokens ${formatNumber(report.tokens)} · cost $${report.costUsd.toFixed(2)}`,
+  ];
+  const section = (title: string, rows: ReportRow[], line: (row: ReportRow) => string[]) => {
+    if (rows.length) lines.push('', title, ...rows.flatMap(line));
+  };
+  section('batches:', report.rows.filter((row) => row.kind === 'batch'), (row) => [`  ${row.workflowId}  ${row.status}  ${row.summary ?? ''}  $${row.costUsd.toFixed(2)}`]);
+  section('failed:', report.rows.filter((row) => row.kind === 'task' && row.status === 'failed'), (row) => [`  ${row.workflowId}  ${row.reason}`]);
+  section('waiting for you (npx codeloop blockers answer <workflow-id> --blocker <id> "…"):', report.rows.filter((row) => row.questions?.length), (row) =>
+    row.questions!.map((q) => `  ${row.workflowId}  ${q.blockerId} (${formatDuration(now - Date.parse(q.askedAt))}): ${q.question.replace(/\s+/g, ' ')}`),
+  );
+  section('completed:', report.rows.filter((row) => row.kind === 'task' && row.status === 'completed'), (row) => [`  ${row.workflowId}  ${(row.summary ?? '').replace(/\s+/g, ' ').slice(0, 100)}`]);
+  return lines.join('\n');
+}
+
+/** `codeloop report [--since 24h]`. */
+export async function showReport(options: OutputOptions & { since: string }): Promise<void> {
+  let sinceMs: number;
+  try {
+    sinceMs = msToNumber(options.since as never);
+  } catch {
+    throw new CliError(`--since ${options.since} is not a duration; use e.g. 24h, 7d or 90m`, 2);
+  }
+  await withClient(async (client) => emit(options, await buildReport(client, sinceMs), (report) => renderReport(report)));
+}

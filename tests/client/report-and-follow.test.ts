@@ -1,0 +1,78 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { expect, inject, test } from 'vitest';
+import type { Report } from '../../src/client/report.js';
+import { answerBlockerSignal } from '../../src/workflows/messages.js';
+import { waitForBlockers } from '../support/blockers.js';
+import { runCli } from '../support/cli.js';
+import { byTask, byTurn } from '../support/fake-messages-api.js';
+import { useTaskHarness } from '../support/task-harness.js';
+import { makeWorkspace } from '../support/workspace.js';
+
+const harness = useTaskHarness('report');
+const env = () => ({ CODELOOP_TASK_QUEUE: harness.taskQueue });
+const start = (title: string, extra: Record<string, unknown> = {}) => harness.start({ title, description: title, workspace: makeWorkspace({ 'a.txt': 'a' }), ...extra });
+
+test('report: completed, failed with reason, blocked with its question, tokens and cost', async () => {
+  harness.fake.setResponder(
+    byTask({
+      Finished: () => ({ text: 'All finished.' }),
+      Looping: () => ({ toolCalls: [{ name: 'search_codebase', input: { pattern: String(Math.random()) } }] }),
+      Waiting: () => ({ toolCalls: [{ name: 'raise_blocker', input: { question: 'Which region?' } }] }),
+    }),
+  );
+  const finished = await start('Finished');
+  await finished.result();
+  const looping = await start('Looping', { maxIterations: 1 });
+  await waitForBlockers(looping);
+  await looping.signal(answerBlockerSignal, { answer: 'stop' });
+  await looping.result().catch(() => undefined);
+  const waiting = await start('Waiting');
+  await waitForBlockers(waiting);
+
+  const report = JSON.parse((await runCli(['report', '--since', '1h', '--json'], env())).stdout) as Report;
+  const row = (id: string) => report.rows.find((candidate) => candidate.workflowId === id);
+  expect(row(finished.workflowId)).toMatchObject({ kind: 'task', status: 'completed', summary: 'All finished.' });
+  expect(row(finished.workflowId)!.tokens).toBeGreaterThan(0);
+  expect(row(finished.workflowId)!.costUsd).toBeGreaterThan(0);
+  expect(row(looping.workflowId)).toMatchObject({ status: 'failed', reason: 'budget_exhausted: iteration budget of 1 exhausted' });
+  expect(row(waiting.workflowId)).toMatchObject({ status: 'blocked', questions: [{ blockerId: 'b1', question: 'Which region?' }] });
+  expect(report.tasks.completed).toBeGreaterThanOrEqual(1);
+
+  const human = (await runCli(['report', '--since', '1h'], env())).stdout;
+  expect(human).toMatch(/^codeloop report since /);
+  expect(human).toContain(`${looping.workflowId}  budget_exhausted: iteration budget of 1 exhausted`);
+  expect(human).toMatch(new RegExp(`${waiting.workflowId}  b1 \\(\\d+s\\): Which region\\?`));
+  expect((await runCli(['report', '--since', 'yesterday'], env())).stderr).toContain('--since yesterday is not a duration');
+  await waiting.signal(answerBlockerSignal, { answer: 'eu' });
+}, 120_000);
+
+test('task follow shows steps and the open blocker with its answer command, until the end', async () => {
+  harness.fake.setResponder(
+    byTask({
+      Followed: byTurn([
+        { toolCalls: [{ name: 'read_file', input: { path: 'a.txt' } }] },
+        { toolCalls: [{ name: 'raise_blocker', input: { question: 'Ship it?' } }] },
+        { text: 'shipped' },
+      ]),
+    }),
+  );
+  const handle = await start('Followed');
+  const follower = spawn(process.execPath, [path.resolve('bin/codeloop.js'), 'task', 'follow', handle.workflowId], {
+    env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress'), ...env() },
+  });
+  let stdout = '';
+  let stderr = '';
+  follower.stdout.on('data', (chunk) => (stdout += chunk));
+  follower.stderr.on('data', (chunk) => (stderr += chunk));
+  const exited = new Promise<number>((resolve) => follower.on('exit', (code) => resolve(code ?? -1)));
+  await waitForBlockers(handle);
+  for (let attempt = 0; attempt < 50 && !stderr.includes('Ship it?'); attempt++) await new Promise((resolve) => setTimeout(resolve, 200));
+  await handle.signal(answerBlockerSignal, { answer: 'yes' });
+  expect(await exited).toBe(0);
+  expect(stderr).toContain('read a.txt');
+  expect(stderr).toContain(`⏸ blocker b1: Ship it?\n   answer: npx codeloop blockers answer ${handle.workflowId} --blocker b1 "…"`);
+  expect(stderr).toMatch(/blocked · blocked · iteration 2\/30 · [\d,]+ tokens · \$\d+\.\d{4} · WAITING FOR AN ANSWER \(b1\)/);
+  expect(stdout).toContain(`${handle.workflowId}  [completed]`);
+  expect(stdout).toContain('summary: shipped');
+}, 120_000);

@@ -1,0 +1,121 @@
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { expect, inject, test } from 'vitest';
+import { findTemporalBinary } from '../../src/server/temporal-binary.js';
+import type { BatchResult } from '../../src/shared/batch-state.js';
+import { answerBlockerSignal } from '../../src/workflows/messages.js';
+import { runCli } from '../support/cli.js';
+import { byTask, byTurn } from '../support/fake-messages-api.js';
+import { useTaskHarness } from '../support/task-harness.js';
+import { uniqueName } from '../support/temporal.js';
+import { makeGitRepo } from '../support/workspace.js';
+
+const harness = useTaskHarness('schedules');
+const env = () => ({ CODELOOP_TASK_QUEUE: harness.taskQueue });
+const NEVER_SOON = '0 0 1 1 *';
+
+const scripts = () =>
+  byTask({
+    'Task one': () => ({ text: 'one done' }),
+    'Task two': () => ({ text: 'two done' }),
+    'Task slow': byTurn([{ toolCalls: [{ name: 'raise_blocker', input: { question: 'Go on?' } }] }, { text: 'slow done' }]),
+  });
+
+const tasksYaml = (id: string) => `- id: ${id}\n  title: Task ${id}\n  description: run ${id}\n`;
+
+/** Writes a batch file that reads its tasks from `tasks.yaml` in the repository when each run starts. */
+function scheduledBatch(firstTask: string): { repo: string; batchFile: string } {
+  const repo = makeGitRepo();
+  writeFileSync(path.join(repo, 'tasks.yaml'), tasksYaml(firstTask));
+  const batchFile = path.join(path.dirname(repo), `${path.basename(repo)}-nightly.yaml`);
+  writeFileSync(batchFile, `workspace: ${repo}\ntasksFile: tasks.yaml\nmaxParallel: 2\n`);
+  return { repo, batchFile };
+}
+
+/** The batches a schedule started, newest last. */
+async function scheduledRuns(name: string): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const run of harness.temporal.client.workflow.list({ query: `TemporalScheduledById = '${name}'` })) ids.push(run.workflowId);
+  return ids.sort();
+}
+
+async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean, what: string): Promise<T> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const value = await read();
+    if (ok(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+test('create, trigger, pause and unpause; the tasks file is read when the run starts', async () => {
+  harness.fake.setResponder(scripts());
+  const name = uniqueName('nightly');
+  const { repo, batchFile } = scheduledBatch('one');
+  const created = await runCli(['schedule', 'create', name, '--cron', NEVER_SOON, '--batch', batchFile, '--timezone', 'Europe/Paris', '--json'], env());
+  expect(created.stderr).toBe('');
+  expect(JSON.parse(created.stdout)).toMatchObject({ scheduleId: name, overlap: 'skip', catchupWindow: '1h', timezone: 'Europe/Paris' });
+
+  // Tonight's file differs from the one the schedule was created with.
+  writeFileSync(path.join(repo, 'tasks.yaml'), tasksYaml('two'));
+  expect((await runCli(['schedule', 'trigger', name], env())).code).toBe(0);
+  const [runId] = await eventually(() => scheduledRuns(name), (runs) => runs.length === 1, 'no scheduled run');
+  expect(runId.startsWith(`${name}-`)).toBe(true);
+  const result = (await harness.temporal.client.workflow.getHandle(runId).result()) as BatchResult;
+  expect(result.status).toBe('completed');
+  expect(result.tasks.map((task) => task.id)).toEqual(['two']);
+  expect(result.batchId).toBe(runId.replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 64));
+
+  await runCli(['schedule', 'pause', name], env());
+  const paused = JSON.parse((await runCli(['schedule', 'describe', name, '--json'], env())).stdout);
+  expect(paused).toMatchObject({ paused: true, cron: NEVER_SOON, overlap: 'SKIP', catchupWindowMs: 3_600_000, actionsTaken: 1 });
+  await runCli(['schedule', 'unpause', name], env());
+  expect(JSON.parse((await runCli(['schedule', 'describe', name, '--json'], env())).stdout).paused).toBe(false);
+  const listed = JSON.parse((await runCli(['schedule', 'list', '--json'], env())).stdout) as { scheduleId: string; cron?: string }[];
+  expect(listed.find((row) => row.scheduleId === name)).toMatchObject({ cron: NEVER_SOON });
+  expect((await runCli(['schedule', 'delete', name], env())).code).toBe(0);
+  expect((await runCli(['schedule', 'describe', name], env())).stderr).toContain(`no schedule ${name}`);
+}, 120_000);
+
+test('under the skip policy, a second trigger while a batch is running is skipped', async () => {
+  harness.fake.setResponder(scripts());
+  const name = uniqueName('overlap');
+  const { batchFile } = scheduledBatch('slow');
+  await runCli(['schedule', 'create', name, '--cron', NEVER_SOON, '--batch', batchFile], env());
+  await runCli(['schedule', 'trigger', name], env());
+  const [runId] = await eventually(() => scheduledRuns(name), (runs) => runs.length === 1, 'no scheduled run');
+  const child = harness.temporal.client.workflow.getHandle(`${runId}/slow`);
+  await eventually(() => child.describe().then((d) => d.searchAttributes.CodeloopStatus?.[0]).catch(() => undefined), (status) => status === 'blocked', 'child never blocked');
+
+  await runCli(['schedule', 'trigger', name], env());
+  const described = await eventually(
+    async () => JSON.parse((await runCli(['schedule', 'describe', name, '--json'], env())).stdout),
+    (value) => value.skippedOverlap === 1,
+    'the second trigger was not skipped',
+  );
+  expect(described.running).toEqual([runId]);
+  expect(await scheduledRuns(name)).toHaveLength(1);
+
+  await child.signal(answerBlockerSignal, { answer: 'yes' });
+  expect(((await harness.temporal.client.workflow.getHandle(runId).result()) as BatchResult).status).toBe('completed');
+  await runCli(['schedule', 'delete', name], env());
+}, 120_000);
+
+test("the README's `temporal schedule create` line makes a schedule that runs a batch", async () => {
+  harness.fake.setResponder(scripts());
+  const name = uniqueName('raw');
+  const { repo } = scheduledBatch('one');
+  const input = JSON.stringify({ workspace: repo, tasksFile: 'tasks.yaml' });
+  await promisify(execFile)(findTemporalBinary()!, [
+    'schedule', 'create', '--schedule-id', name, '--cron', NEVER_SOON, '--overlap-policy', 'Skip', '--catchup-window', '1h',
+    '--workflow-id', name, '--type', 'batchConductorWorkflow', '--task-queue', harness.taskQueue, '--input', input,
+    '--address', inject('temporalAddress'),
+  ]);
+  await runCli(['schedule', 'trigger', name], env());
+  const [runId] = await eventually(() => scheduledRuns(name), (runs) => runs.length === 1, 'no scheduled run');
+  expect(((await harness.temporal.client.workflow.getHandle(runId).result()) as BatchResult).status).toBe('completed');
+  await runCli(['schedule', 'delete', name], env());
+}, 120_000);
