@@ -8,6 +8,7 @@ import { makeWorkspace } from '../tests/support/workspace.js';
 import { stamp, table, withWorkers, writeSection, type BenchEnv } from './harness.js';
 import { agentRequests, cacheableText, identicalPrefixShare, requestCost } from './request-prefix.js';
 import { priceOf } from '../src/shared/pricing.js';
+import { DEFAULT_MODEL } from '../src/shared/constants.js';
 
 interface Scenario {
   label: string;
@@ -52,7 +53,7 @@ export async function benchCompaction(env: BenchEnv): Promise<void> {
       await fake.close();
     }
     const misses = cacheMisses(agentRequests(fake.requests));
-    const price = priceOf('claude-sonnet-4-5');
+    const price = priceOf(DEFAULT_MODEL);
     const rows = log.map((record, index) => {
       const miss = misses[index];
       const missCost = miss ? (miss.usage!.cache_creation_input_tokens * (price.cacheWrite - price.cacheRead)) / 1_000_000 : 0;
@@ -67,7 +68,7 @@ export async function benchCompaction(env: BenchEnv): Promise<void> {
     });
     const total = agentRequests(fake.requests).reduce((sum, request) => sum + requestCost(request), 0);
     sections.push(
-      `### ${scenario.label}\n\n${table(['at iteration', 'tier', 'est. tokens before → after', 'KB before → after', 'summary call', 'cache miss on the next request'], rows)}\n\nWhole session: ${log.length} compactions, model cost $${total.toFixed(2)} at Sonnet prices.`,
+      `### ${scenario.label}\n\n${table(['at iteration', 'tier', 'est. tokens before → after', 'KB before → after', 'summary call', 'cache miss on the next request'], rows)}\n\nWhole session: ${log.length} compactions, model cost $${total.toFixed(2)} at Sonnet 5.5 prices.`,
     );
   }
   const markdown = `## Compaction

@@ -1,4 +1,5 @@
 import type { MessagesBody, RecordedRequest } from '../tests/support/fake-messages-api.js';
+import { DEFAULT_MODEL } from '../src/shared/constants.js';
 import { costOf } from '../src/shared/pricing.js';
 
 /** A request as the API caches it: tools, then system, then each message block, without cache markers. */
@@ -35,7 +36,7 @@ export function requestCost(request: RecordedRequest): number {
       cacheReadTokens: usage.cache_read_input_tokens,
       cacheWriteTokens: usage.cache_creation_input_tokens,
     },
-    'claude-sonnet-4-5',
+    DEFAULT_MODEL,
   );
 }
 

@@ -77,6 +77,8 @@ function toModelTurn(message: Anthropic.Message): ModelTurn {
   for (const block of message.content) {
     if (block.type === 'text') content.push({ type: 'text', text: block.text });
     else if (block.type === 'tool_use') content.push({ type: 'tool_use', id: block.id, name: block.name, input: block.input });
+    else if (block.type === 'thinking') content.push({ type: 'thinking', thinking: block.thinking, signature: block.signature });
+    else if (block.type === 'redacted_thinking') content.push({ type: 'redacted_thinking', data: block.data });
   }
   const usage = message.usage;
   return {

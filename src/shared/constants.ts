@@ -14,7 +14,7 @@ export const SEARCH_ATTRIBUTES = {
 } as const;
 
 /** Default model when neither the task nor `CODELOOP_MODEL` names one. */
-export const DEFAULT_MODEL = 'claude-sonnet-4-5';
+export const DEFAULT_MODEL = 'claude-sonnet-5-5';
 
 /** Iteration budget: 30 by default; CodeFRAME scales it by complexity between 15 and 100. */
 export const DEFAULT_MAX_ITERATIONS = 30;

@@ -8,7 +8,11 @@ test('prices per model family, cache reads and writes at their own rates', () =>
   expect(sonnet.cacheRead).toBeCloseTo(0.3);
   expect(priceOf('claude-opus-4-1').input).toBe(15);
   expect(priceOf('claude-haiku-4-5').output).toBe(5);
-  expect(contextWindowOf('anything')).toBe(200_000);
+  expect(priceOf('claude-sonnet-5-5')).toMatchObject({ input: 2, output: 10, cacheWrite: 2.5 });
+  expect(priceOf('claude-opus-5-5')).toMatchObject({ input: 4, output: 20 });
+  expect(contextWindowOf('claude-sonnet-5-5')).toBe(1_000_000);
+  expect(contextWindowOf('claude-haiku-4-5')).toBe(200_000);
+  expect(priceOf('some-future-model')).toEqual(priceOf('claude-sonnet-5-5'));
   const usage = { inputTokens: 1_000_000, outputTokens: 1_000_000, cacheReadTokens: 1_000_000, cacheWriteTokens: 1_000_000 };
   expect(costOf(usage, 'claude-sonnet-4-5')).toBeCloseTo(3 + 15 + 0.3 + 3.75);
   expect(projectedCost(100_000, 8_192, 'claude-sonnet-4-5')).toBeCloseTo(0.3 + 0.12288);
@@ -31,4 +35,11 @@ test('a token cap counts every token kind', () => {
   spend.add({ content: [], stopReason: null, model: 'm', usage: { inputTokens: 100, outputTokens: 100, cacheReadTokens: 900, cacheWriteTokens: 900 } });
   expect(spend.wouldExceed(100, 8_192, 'm')).toBeUndefined();
   expect(spend.wouldExceed(100, 8_000 + 1_000, 'm')).toMatchObject({ cap: 'tokens' });
+});
+
+test('Haiku 5.5 bills a prompt over 100K tokens at its higher rate', () => {
+  expect(priceOf('claude-haiku-5-5', 50_000).input).toBeCloseTo(0.1);
+  expect(priceOf('claude-haiku-5-5', 150_000).input).toBeCloseTo(0.5);
+  const small = { inputTokens: 1_000_000, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+  expect(costOf(small, 'claude-haiku-5-5')).toBeCloseTo(0.5);
 });

@@ -16,6 +16,8 @@ export interface ScriptedToolCall {
 }
 
 export interface ScriptedTurn {
+  /** Adaptive thinking before the rest; its signature must come back with the tool results, as the API requires. */
+  thinking?: string;
   text?: string;
   toolCalls?: ScriptedToolCall[];
   stopReason?: 'end_turn' | 'tool_use' | 'max_tokens';
@@ -102,6 +104,8 @@ export async function startFakeMessagesApi(options: { apiKey?: string; script?: 
   const requests: RecordedRequest[] = [];
   const problems: string[] = [];
   const cache = new Set<string>();
+  /** Signatures of thinking blocks sent alongside tool calls, by tool_use id. */
+  const thinkingByToolUse = new Map<string, string>();
   const waiters: (() => void)[] = [];
   let responder: Responder | undefined;
 
@@ -118,7 +122,7 @@ export async function startFakeMessagesApi(options: { apiKey?: string; script?: 
       if (recorded.apiKey !== apiKey) {
         return sendError(res, { status: 401, type: 'authentication_error', message: 'invalid x-api-key' });
       }
-      const violation = checkConversation(body);
+      const violation = checkConversation(body) ?? checkThinkingReturned(body, thinkingByToolUse);
       if (violation) {
         problems.push(violation);
         return sendError(res, { status: 400, type: 'invalid_request_error', message: violation });
@@ -131,6 +135,8 @@ export async function startFakeMessagesApi(options: { apiKey?: string; script?: 
       const outcome = typeof step === 'function' ? await step(recorded) : step;
       if ('error' in outcome) return sendError(res, outcome.error);
       const message = buildMessage(body, outcome, cacheUsage(body, cache));
+      const signature = message.content.find((block) => block.type === 'thinking')?.signature as string | undefined;
+      if (signature) for (const block of message.content) if (block.type === 'tool_use') thinkingByToolUse.set(block.id as string, signature);
       recorded.usage = message.usage;
       if (recorded.stream) await streamMessage(res, message, outcome.stallMs ?? 0);
       else sendJson(res, 200, message);
@@ -219,6 +225,16 @@ export function checkConversation(body: MessagesBody): string | undefined {
   return undefined;
 }
 
+/** With thinking on, the latest assistant turn's thinking block must come back, unchanged, with its tool results. */
+function checkThinkingReturned(body: MessagesBody, thinkingByToolUse: Map<string, string>): string | undefined {
+  const last = [...body.messages].reverse().find((message) => message.role === 'assistant');
+  if (!last || typeof last.content === 'string') return undefined;
+  const expected = last.content.filter((block) => block.type === 'tool_use').map((block) => thinkingByToolUse.get(block.id)).find(Boolean);
+  if (!expected) return undefined;
+  const returned = last.content.some((block) => block.type === 'thinking' && block.signature === expected);
+  return returned ? undefined : 'the thinking block of the latest assistant turn must be passed back unchanged with its tool results';
+}
+
 const estimateTokens = (text: string) => Math.ceil(text.length / 4);
 
 export interface CacheUsage {
@@ -267,6 +283,7 @@ function segment(block: Record<string, any>): { text: string; breakpoint: boolea
 
 function buildMessage(body: MessagesBody, turn: ScriptedTurn, usage: CacheUsage) {
   const content: Record<string, unknown>[] = [];
+  if (turn.thinking) content.push({ type: 'thinking', thinking: turn.thinking, signature: `sig_${createHash('sha256').update(turn.thinking + randomUUID()).digest('hex').slice(0, 24)}` });
   if (turn.text) content.push({ type: 'text', text: turn.text });
   for (const call of turn.toolCalls ?? []) {
     content.push({ type: 'tool_use', id: call.id ?? `toolu_${randomUUID().replace(/-/g, '')}`, name: call.name, input: call.input });
@@ -296,7 +313,11 @@ async function streamMessage(res: http.ServerResponse, message: ReturnType<typeo
     await new Promise((resolve) => setTimeout(resolve, Math.min(500, stallMs - waited)));
   }
   message.content.forEach((block, index) => {
-    if (block.type === 'text') {
+    if (block.type === 'thinking') {
+      send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } });
+      send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: block.thinking } });
+      send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: block.signature } });
+    } else if (block.type === 'text') {
       send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
       send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: block.text } });
     } else {

@@ -93,6 +93,19 @@ describe('agentTaskWorkflow', () => {
     await recordHistory('task-budget-exhausted', handle);
   });
 
+  test("the model's thinking goes back unchanged with its tool results", async () => {
+    harness.fake.enqueue(
+      { thinking: 'I should look at the file first.', toolCalls: [{ name: 'read_file', input: { path: 'a.txt' } }] },
+      (request) => {
+        const last = request.body.messages.at(-2)!.content as { type: string; thinking?: string }[];
+        expect(last[0]).toMatchObject({ type: 'thinking', thinking: 'I should look at the file first.' });
+        return { thinking: 'Done.', text: 'read it' };
+      },
+    );
+    const result = await (await start({ description: 'think', workspace: makeWorkspace({ 'a.txt': 'a\n' }) })).result();
+    expect(result).toMatchObject({ status: 'completed', summary: 'read it' });
+  });
+
   test('invalid input fails at once with a message naming the field', async () => {
     const handle = await start({ description: 'x', workspace: 'relative/path', maxIterations: 'many' });
     const error = await handle.result().catch((caught) => caught);

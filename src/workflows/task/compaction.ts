@@ -1,4 +1,4 @@
-import type { Message, ToolResultBlock, ToolUseBlock } from '../../shared/conversation.js';
+import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from '../../shared/conversation.js';
 import { estimateTokens } from '../../shared/pricing.js';
 
 /** Compact at 85% of the model's context window. */
@@ -81,15 +81,20 @@ function unresolvedErrors(calls: CallInfo[]): Set<string> {
   return open;
 }
 
-/** Rewrites the content of chosen tool results and tool inputs, leaving every tool_use/tool_result pair intact. */
-function rewrite(messages: Message[], results: Map<string, string>, inputs: Map<string, unknown>): Message[] {
-  return messages.map((message) => ({
+/**
+ * Rewrites the content of chosen tool results and tool inputs, leaving every tool_use/tool_result pair intact.
+ * Before `dropThinkingBefore`, assistant turns lose their thinking blocks: the API needs only the latest turn's.
+ */
+function rewrite(messages: Message[], results: Map<string, string>, inputs: Map<string, unknown>, dropThinkingBefore = 0): Message[] {
+  const thinking = (block: ContentBlock) => block.type === 'thinking' || block.type === 'redacted_thinking';
+  return messages.map((message, index) => ({
     ...message,
-    content: message.content.map((block) => {
+    content: (index < dropThinkingBefore && message.content.some((block) => !thinking(block)) ? message.content.filter((block) => !thinking(block)) : message.content)
+      .map((block) => {
       if (block.type === 'tool_result' && results.has(block.tool_use_id)) return { ...block, content: results.get(block.tool_use_id)! };
       if (block.type === 'tool_use' && inputs.has(block.id)) return { ...block, input: inputs.get(block.id) };
       return block;
-    }),
+      }),
   }));
 }
 
@@ -117,7 +122,7 @@ export function maskOldToolOutputs(messages: Message[]): Message[] {
       inputs.set(call.use.id, { ...input, ...Object.fromEntries(bulky.map(([key, value]) => [key, `[omitted: ${JSON.stringify(value).length} chars]`])) });
     }
   }
-  return rewrite(messages, results, inputs);
+  return rewrite(messages, results, inputs, cut);
 }
 
 /**
@@ -156,6 +161,7 @@ export function transcript(messages: Message[]): string {
   for (const message of messages) {
     for (const block of message.content) {
       if (block.type === 'text') lines.push(`${message.role}: ${block.text}`);
+      if (block.type === 'thinking') lines.push(`${message.role} (thinking): ${block.thinking.slice(0, 300)}`);
       if (block.type === 'tool_use') lines.push(`tool call ${block.name}: ${JSON.stringify(block.input).slice(0, 300)}`);
       if (block.type === 'tool_result') lines.push(`result${block.is_error ? ' (error)' : ''}: ${block.content.slice(0, 600)}`);
     }
