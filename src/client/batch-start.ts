@@ -50,7 +50,13 @@ export async function startBatch(file: string, options: BatchStartOptions): Prom
   const workflowId = options.id ?? `batch-${input.batchId ?? path.basename(file).replace(/\.[^.]+$/, '')}-${randomUUID().slice(0, 8)}`;
   await withClient(async (client, namespace) => {
     const taskQueue = process.env.CODELOOP_TASK_QUEUE || DEFAULT_TASK_QUEUE;
-    await client.workflow.start<typeof batchConductorWorkflow>('batchConductorWorkflow', { args: [input], taskQueue, workflowId });
+    await client.workflow.start<typeof batchConductorWorkflow>('batchConductorWorkflow', {
+      args: [input],
+      taskQueue,
+      workflowId,
+      staticSummary: `batch of ${input.tasks.length} tasks from ${path.basename(file)}`,
+      staticDetails: input.tasks.map((task) => `- ${task.id}: ${task.title}`).join('\n') || `tasks from ${input.tasksFile}`,
+    });
     const url = webUiUrl(namespace, workflowId);
     emit(options, { workflowId, taskQueue, url, tasks: input.tasks.length }, () =>
       [

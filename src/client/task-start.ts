@@ -29,7 +29,14 @@ export async function startTask(description: string, options: TaskStartOptions):
   const workflowId = options.id ?? `task-${slug(input.title)}-${randomUUID().slice(0, 8)}`;
   await withClient(async (client, namespace) => {
     const taskQueue = process.env.CODELOOP_TASK_QUEUE || DEFAULT_TASK_QUEUE;
-    const handle = await client.workflow.start<typeof agentTaskWorkflow>('agentTaskWorkflow', { args: [input], taskQueue, workflowId });
+    const handle = await client.workflow.start<typeof agentTaskWorkflow>('agentTaskWorkflow', {
+      args: [input],
+      taskQueue,
+      workflowId,
+      // The Web UI's summary and details for the run: what it is for, at a glance.
+      staticSummary: input.title,
+      staticDetails: input.description,
+    });
     const url = webUiUrl(namespace, workflowId);
     emit(options, { workflowId, runId: handle.firstExecutionRunId, taskQueue, url }, () =>
       [

@@ -231,6 +231,7 @@ export class BatchRun {
       parentClosePolicy: ParentClosePolicy.ABANDON,
       typedSearchAttributes: [{ key: batchIdKey, value: this.batchId }],
       staticSummary: `${task.id}: ${task.title}`,
+      staticDetails: task.description,
     });
     state.startedAt = workflowNow();
     state.blockedOn = undefined;
