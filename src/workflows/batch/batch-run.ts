@@ -18,12 +18,13 @@ import type { BatchRepo, createActivities, WorkspaceBinding } from '../../activi
 import { assertValidDag, type BatchInput, type BatchTask } from '../../shared/batch-input.js';
 import type { BatchResult, BatchStateSnapshot, BatchTaskState, ChildReport } from '../../shared/batch-state.js';
 import { SEARCH_ATTRIBUTES } from '../../shared/constants.js';
-import { addUsage, emptyUsage } from '../../shared/conversation.js';
-import { criticalPath } from '../../shared/dag.js';
+import { emptyUsage } from '../../shared/conversation.js';
 import type { agentTaskWorkflow } from '../agent-task.js';
 import { BlockerDesk, type DeskCarry } from '../task/blocker-desk.js';
-import { phaseKey, statusKey } from '../task/visibility.js';
+import { SearchAttributeTracker } from '../task/visibility.js';
 import { workflowNow } from '../workflow-time.js';
+import { renderBatchDetails } from './batch-details.js';
+import { buildBatchResult } from './batch-result.js';
 import { countByStatus, isActive, isSettled, readyTasks, reviveForRetry, skipDependents } from './scheduler.js';
 
 type Activities = ReturnType<typeof createActivities>;
@@ -88,8 +89,8 @@ export class BatchRun {
   /** Worktrees being cut and children being started. */
   private startsInFlight = 0;
   private mergeLock: Promise<void> = Promise.resolve();
-  /** `CodeloopStatus` as last upserted; `CodeloopPhase` for a batch is always `conducting`. */
-  private publishedStatus?: string;
+  /** `CodeloopStatus` kept current; `CodeloopPhase` for a batch is always `conducting`. */
+  private readonly searchAttributes = new SearchAttributeTracker();
 
   constructor(
     private readonly input: BatchInput,
@@ -440,36 +441,14 @@ export class BatchRun {
   }
 
   result(): BatchResult {
-    const duration = (state: BatchTaskState) => (state.startedAt && state.endedAt ? state.endedAt - state.startedAt : 0);
-    const iso = (ms?: number) => (ms === undefined ? undefined : new Date(ms).toISOString());
-    const ended = Math.max(this.startedAt, ...this.states.map((state) => state.endedAt ?? 0));
-    return {
+    return buildBatchResult({
       batchId: this.batchId,
       status: this.outcome === 'cancelled' || this.outcome === 'failed' ? this.outcome : 'completed',
       integrationBranch: Object.values(this.repos)[0]?.repo.integrationBranch,
-      tasks: this.states.map((state) => ({
-        id: state.id,
-        title: state.title,
-        status: state.status,
-        branch: state.branch,
-        attempts: state.attempts,
-        iterations: state.iterations,
-        usage: state.usage,
-        costUsd: state.costUsd,
-        reason: state.reason,
-        startedAt: iso(state.startedAt),
-        endedAt: iso(state.endedAt),
-        durationMs: duration(state) || undefined,
-      })),
-      totals: {
-        tasks: countByStatus(this.states),
-        usage: this.states.reduce((sum, state) => (state.usage ? addUsage(sum, state.usage) : sum), emptyUsage()),
-        costUsd: this.states.reduce((sum, state) => sum + (state.costUsd ?? 0), 0),
-      },
-      criticalPath: criticalPath(this.states, (id) => duration(this.states.find((state) => state.id === id)!)),
-      makespanMs: ended - this.startedAt,
+      states: this.states,
+      startedAt: this.startedAt,
       runs: this.runs,
-    };
+    });
   }
 
   private status(): BatchStateSnapshot['status'] {
@@ -478,26 +457,9 @@ export class BatchRun {
   }
 
   private publish(): void {
-    const status = this.status();
-    if (status !== this.publishedStatus) {
-      this.publishedStatus = status;
-      upsertSearchAttributes([
-        { key: statusKey, value: status },
-        { key: phaseKey, value: 'conducting' },
-      ]);
-    }
-    const counts = countByStatus(this.states);
-    const blocked = this.states.filter((state) => state.blockedOn);
-    const lines = [
-      ...this.desk.open().map((blocker) => `### ⏸ Waiting for a human: blocker \`${blocker.id}\`\n\n> ${blocker.question.replace(/\n/g, '\n> ')}`),
-      `**Batch ${this.batchId}**: ${status} · ${this.states.length} tasks · max ${this.input.maxParallel} in parallel · on failure: ${this.input.onFailure}`,
-      Object.entries(counts)
-        .filter(([, count]) => count > 0)
-        .map(([name, count]) => `${name} ${count}`)
-        .join(' · '),
-      ...blocked.map((state) => `Task \`${state.id}\` is blocked: ${state.blockedOn!.map((b) => b.question).join(' / ')}`),
-    ];
-    setCurrentDetails(lines.join('\n\n'));
+    const snapshot = this.snapshot();
+    this.searchAttributes.update(snapshot.status, 'conducting');
+    setCurrentDetails(renderBatchDetails(snapshot));
   }
 
   snapshot(): BatchStateSnapshot {

@@ -1,7 +1,7 @@
 import { msToNumber } from '@temporalio/common/lib/time.js';
 import { allHandlersFinished, ApplicationFailure, condition, continueAsNew, log, workflowInfo } from '@temporalio/workflow';
-import type { ToolOutcome, WorkspaceBinding } from '../../activities/index.js';
-import { APPROVE_WORDS, STOP_WORDS, type Blocker } from '../../shared/blockers.js';
+import type { WorkspaceBinding } from '../../activities/index.js';
+import { STOP_WORDS, type Blocker } from '../../shared/blockers.js';
 import { DEFAULT_MODEL } from '../../shared/constants.js';
 import type { ContentBlock, Message, ModelTurn, ToolUseBlock } from '../../shared/conversation.js';
 import { ErrorType } from '../../shared/errors.js';
@@ -10,12 +10,12 @@ import { MAX_CORRECTION_ROUNDS } from '../../shared/gates.js';
 import { extractOutline } from '../../shared/outline.js';
 import { contextWindowOf } from '../../shared/pricing.js';
 import { buildSystemPrompt, kickoffMessage, type AnsweredQuestion, type ProjectContext } from '../../shared/prompt.js';
-import { isRiskyCommand } from '../../shared/risky-command.js';
 import type { TaskInput } from '../../shared/task-input.js';
 import type { CompactionRecord, TaskPhase, TaskResult, TaskStateSnapshot, TaskStatus } from '../../shared/task-state.js';
 import type { agentTaskWorkflow } from '../agent-task.js';
 import { workflowNow } from '../workflow-time.js';
 import { bindingActivities, fileActivities, modelActivities } from './activities.js';
+import { approveCommand } from './approval.js';
 import { BlockerDesk, type BlockerSpec, type DeskCarry } from './blocker-desk.js';
 import { measure, SUMMARY_SYSTEM, transcript } from './compaction.js';
 import { compactIfNeeded } from './compactor.js';
@@ -290,7 +290,7 @@ export class TaskRun {
         content: `Answer from a human: ${await this.askHuman({ origin: 'agent', question, context })}`,
         isError: false,
       }),
-      approveCommand: (command) => this.approveCommand(command),
+      approveCommand: (command) => approveCommand(this.input.approval, command, target.workspace, (spec) => this.askHuman(spec)),
     });
     for (const { outcome } of executed) {
       if (outcome.changedFile && !outcome.isError) this.filesChanged.add(outcome.changedFile);
@@ -364,20 +364,6 @@ export class TaskRun {
     if (this.outline) return false;
     this.outline = extractOutline(text);
     return this.outline !== undefined;
-  }
-
-  /** The `approval` policy: a command that needs it becomes a blocker showing the exact command. */
-  private async approveCommand(command: string): Promise<ToolOutcome | undefined> {
-    const policy = this.input.approval;
-    if (policy === 'never' || (policy === 'risky' && !isRiskyCommand(command))) return undefined;
-    const answer = await this.askHuman({
-      origin: 'approval',
-      question: `Approve running this command in ${this.binding!.workspace}?\n\n    ${command}\n\nAnswer 'approve' or 'deny'.`,
-      options: ['approve', 'deny'],
-    });
-    if (APPROVE_WORDS.test(answer)) return undefined;
-    const note = /^\s*(deny|denied|no|n|reject)\s*[.!]?\s*$/i.test(answer) ? '' : ` The human said: ${answer}`;
-    return { content: `A human denied running \`${command}\`; it did not run.${note}`, isError: true };
   }
 
   /** An exhausted budget asks instead of failing: "continue" grants as many again, "continue 20" that many. */

@@ -1,6 +1,7 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { SEARCH_ATTRIBUTES } from '../../shared/constants.js';
+import type { BatchStateSnapshot } from '../../shared/batch-state.js';
 import type { TaskPhase, TaskStateSnapshot, TaskStatus } from '../../shared/task-state.js';
 
 export const statusKey = defineSearchAttributeKey(SEARCH_ATTRIBUTES.status, SearchAttributeType.KEYWORD);
@@ -11,10 +12,11 @@ export const phaseKey = defineSearchAttributeKey(SEARCH_ATTRIBUTES.phase, Search
  * gains one event per transition and not per iteration.
  */
 export class SearchAttributeTracker {
-  private status?: TaskStatus;
-  private phase?: TaskPhase;
+  private status?: string;
+  private phase?: string;
 
-  update(status: TaskStatus, phase: TaskPhase): void {
+  /** A task's status and phase; a batch's status, with the phase `conducting`. */
+  update(status: TaskStatus | BatchStateSnapshot['status'], phase: TaskPhase | 'conducting'): void {
     if (status === this.status && phase === this.phase) return;
     this.status = status;
     this.phase = phase;

@@ -1,0 +1,49 @@
+import type { BatchResult, BatchTaskState } from '../../shared/batch-state.js';
+import { addUsage, emptyUsage } from '../../shared/conversation.js';
+import { criticalPath } from '../../shared/dag.js';
+import { countByStatus } from './scheduler.js';
+
+export interface BatchFacts {
+  batchId: string;
+  status: BatchResult['status'];
+  integrationBranch?: string;
+  states: BatchTaskState[];
+  startedAt: number;
+  runs: number;
+}
+
+/** The batch's result: per task, totals, the critical path through what actually ran, and the makespan. */
+export function buildBatchResult(facts: BatchFacts): BatchResult {
+  const { states } = facts;
+  const duration = (state: BatchTaskState) => (state.startedAt && state.endedAt ? state.endedAt - state.startedAt : 0);
+  const iso = (ms?: number) => (ms === undefined ? undefined : new Date(ms).toISOString());
+  const ended = Math.max(facts.startedAt, ...states.map((state) => state.endedAt ?? 0));
+  const byId = new Map(states.map((state) => [state.id, state]));
+  return {
+    batchId: facts.batchId,
+    status: facts.status,
+    integrationBranch: facts.integrationBranch,
+    tasks: states.map((state) => ({
+      id: state.id,
+      title: state.title,
+      status: state.status,
+      branch: state.branch,
+      attempts: state.attempts,
+      iterations: state.iterations,
+      usage: state.usage,
+      costUsd: state.costUsd,
+      reason: state.reason,
+      startedAt: iso(state.startedAt),
+      endedAt: iso(state.endedAt),
+      durationMs: duration(state) || undefined,
+    })),
+    totals: {
+      tasks: countByStatus(states),
+      usage: states.reduce((sum, state) => (state.usage ? addUsage(sum, state.usage) : sum), emptyUsage()),
+      costUsd: states.reduce((sum, state) => sum + (state.costUsd ?? 0), 0),
+    },
+    criticalPath: criticalPath(states, (id) => duration(byId.get(id)!)),
+    makespanMs: ended - facts.startedAt,
+    runs: facts.runs,
+  };
+}
