@@ -62,8 +62,12 @@ export function renderTaskView(view: TaskView): string {
     lines.push(`  ${state.title}`);
     lines.push(`  status ${state.status} · phase ${state.phase} · iteration ${state.iteration}/${state.maxIterations}${state.runs > 1 ? ` · run ${state.runs}` : ''}`);
     if (state.lastStep) lines.push(`  last step: ${state.lastStep}`);
-    lines.push(`  tokens: ${formatUsage(state.usage)}`);
-    if (state.filesChanged.length) lines.push(`  files changed: ${state.filesChanged.join(', ')}`);
+    // A finished task's result says the same, with the final figures.
+    if (!view.result) {
+      lines.push(`  tokens: ${formatUsage(state.usage)} · $${state.costUsd.toFixed(4)}`);
+      if (state.filesChanged.length) lines.push(`  files changed: ${state.filesChanged.join(', ')}`);
+      for (const blocker of state.openBlockers) lines.push(`  ⏸ blocker ${blocker.id}: ${blocker.question.replace(/\s+/g, ' ')}`);
+    }
   }
   if (view.result) lines.push(...renderResult(view.result));
   if (view.failure) lines.push(`  failure: ${view.failure}`);
@@ -76,7 +80,8 @@ export function renderResult(result: TaskResult): string[] {
     `  result: ${result.status}${result.reason ? ` (${result.reason})` : ''} after ${result.iterations} iterations in ${formatDuration(result.elapsedMs)}`,
     `  summary: ${result.summary}`,
     `  files changed: ${result.filesChanged.length ? result.filesChanged.join(', ') : 'none'}`,
-    `  tokens: ${formatUsage(result.usage)}`,
+    `  tokens: ${formatUsage(result.usage)} · $${result.costUsd.toFixed(4)}`,
+    ...(result.gates ?? []).map((gate) => `  gate ${gate.name}: ${gate.passed ? 'passed' : 'FAILED'} (${gate.command})`),
   ];
 }
 
