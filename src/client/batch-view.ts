@@ -2,8 +2,7 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { BatchResult, BatchStateSnapshot, BatchTaskState } from '../shared/batch-state.js';
 import { getBatchStateQuery } from '../workflows/messages.js';
 import { CliError, formatDuration, formatNumber } from './output.js';
-
-const QUERY_DEADLINE_MS = 10_000;
+import { queryOrUndefined } from './session.js';
 
 export interface BatchView {
   workflowId: string;
@@ -23,9 +22,7 @@ export async function viewBatch(client: Client, workflowId: string): Promise<Bat
   const execution = description.status.name;
   const view: BatchView = { workflowId, execution };
   if (execution === 'COMPLETED') view.result = (await handle.result()) as BatchResult;
-  view.state = await client.connection
-    .withDeadline(Date.now() + QUERY_DEADLINE_MS, () => handle.query(getBatchStateQuery))
-    .catch(() => undefined);
+  view.state = await queryOrUndefined(client, handle, getBatchStateQuery);
   return view;
 }
 

@@ -2,7 +2,7 @@ import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import type { Blocker } from '../shared/blockers.js';
 import { SEARCH_ATTRIBUTES } from '../shared/constants.js';
 import { emit, formatDuration, type OutputOptions } from './output.js';
-import { withClient } from './session.js';
+import { queryOrUndefined, withClient } from './session.js';
 import { getBatchStateQuery } from '../workflows/messages.js';
 import { queryState } from './task-view.js';
 
@@ -45,7 +45,7 @@ export async function listOpenBlockers(client: Client, now = Date.now()): Promis
 async function openBlockersOf(client: Client, execution: WorkflowExecutionInfo): Promise<Blocker[]> {
   const handle = client.workflow.getHandle(execution.workflowId, execution.runId);
   if (execution.type === 'batchConductorWorkflow') {
-    const state = await client.connection.withDeadline(Date.now() + 10_000, () => handle.query(getBatchStateQuery)).catch(() => undefined);
+    const state = await queryOrUndefined(client, handle, getBatchStateQuery);
     return state?.openBlockers ?? [];
   }
   return (await queryState(client, handle))?.openBlockers ?? [];

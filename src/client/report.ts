@@ -6,7 +6,7 @@ import { SEARCH_ATTRIBUTES } from '../shared/constants.js';
 import type { TaskResult } from '../shared/task-state.js';
 import { getBatchStateQuery } from '../workflows/messages.js';
 import { CliError, emit, formatDuration, formatNumber, type OutputOptions } from './output.js';
-import { withClient } from './session.js';
+import { queryOrUndefined, withClient } from './session.js';
 import { queryState } from './task-view.js';
 
 export interface ReportRow {
@@ -63,7 +63,7 @@ async function describeExecution(client: Client, execution: WorkflowExecutionInf
   const execStatus = execution.status.name;
   if (execStatus === 'RUNNING') {
     if (kind === 'batch') {
-      const state = await client.connection.withDeadline(Date.now() + 10_000, () => handle.query(getBatchStateQuery)).catch(() => undefined);
+      const state = await queryOrUndefined(client, handle, getBatchStateQuery);
       const cost = state?.tasks.reduce((sum, task) => sum + (task.costUsd ?? 0), 0) ?? 0;
       return { ...base, status: state?.status ?? 'running', summary: state ? `${state.counts.completed}/${state.tasks.length} tasks done` : undefined, questions: state?.openBlockers.map((b) => ({ blockerId: b.id, question: b.question, askedAt: b.askedAt })), tokens: 0, costUsd: cost };
     }

@@ -1,4 +1,5 @@
-import type { Client } from '@temporalio/client';
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { QueryDefinition } from '@temporalio/common';
 import { connectClient } from '../connection.js';
 
 /** Runs a command body with a connected client and always closes the connection. */
@@ -8,5 +9,19 @@ export async function withClient<T>(body: (client: Client, namespace: string) =>
     return await body(client, namespace);
   } finally {
     await connection.close();
+  }
+}
+
+const QUERY_DEADLINE_MS = 10_000;
+
+/**
+ * A workflow query that gives up after 10 s: a closed workflow's query needs a worker to replay it, and none may be
+ * running. `undefined` then, so callers can fall back to what the server knows.
+ */
+export async function queryOrUndefined<T>(client: Client, handle: WorkflowHandle, query: QueryDefinition<T, []>): Promise<T | undefined> {
+  try {
+    return await client.connection.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => handle.query(query));
+  } catch {
+    return undefined;
   }
 }

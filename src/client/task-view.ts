@@ -3,8 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { TaskResult, TaskStateSnapshot } from '../shared/task-state.js';
 import { getStateQuery } from '../workflows/messages.js';
 import { CliError, formatDuration, formatNumber } from './output.js';
-
-const QUERY_DEADLINE_MS = 10_000;
+import { queryOrUndefined } from './session.js';
 
 /** Where a task stands, from the workflow's own `getState` when a worker can answer, else from the server. */
 export interface TaskView {
@@ -29,14 +28,9 @@ export async function viewTask(client: Client, workflowId: string): Promise<Task
   return view;
 }
 
-/** `getState`, bounded: a closed task's query needs a worker to replay it, and none may be running. */
-export async function queryState(client: Client, handle: WorkflowHandle): Promise<TaskStateSnapshot | undefined> {
-  try {
-    return await client.connection.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => handle.query(getStateQuery));
-  } catch {
-    return undefined;
-  }
-}
+/** A task's `getState`, or `undefined` when no worker answers in time. */
+export const queryState = (client: Client, handle: WorkflowHandle): Promise<TaskStateSnapshot | undefined> =>
+  queryOrUndefined(client, handle, getStateQuery);
 
 async function settledResult(handle: WorkflowHandle): Promise<Pick<TaskView, 'result' | 'failure'>> {
   try {

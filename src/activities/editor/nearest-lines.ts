@@ -1,3 +1,4 @@
+import { numberLines } from '../tools/numbered-lines.js';
 import type { Window } from './fuzzy-match.js';
 
 /** Lines shown around the nearest window, so the model can see where it is in the file. */
@@ -13,13 +14,10 @@ const MAX_LINE_CHARS = 200;
 export function formatNearestLines(lines: string[], window: Window): string {
   const first = Math.max(0, window.start - CONTEXT_LINES);
   const end = Math.min(lines.length, window.start + window.count + CONTEXT_LINES);
-  const width = String(end).length;
-  return lines
-    .slice(first, end)
-    .map((line, index) => {
-      const text = line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}…` : line;
-      return `  ${String(first + index + 1).padStart(width)} | ${text}`;
-    })
+  const shown = lines.slice(first, end).map((line) => (line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}…` : line));
+  return numberLines(shown, first + 1, String(end).length)
+    .split('\n')
+    .map((line) => `  ${line}`)
     .join('\n');
 }
 
