@@ -12,7 +12,10 @@ export interface ProjectContext {
   greenfield: boolean;
 }
 
-/** A question a human already answered; it stays in the prompt across continue-as-new and re-runs. */
+/**
+ * A question a human already answered; it stays in the prompt across continue-as-new, and across re-runs through the
+ * task input's `answers`.
+ */
 export interface AnsweredQuestion {
   question: string;
   answer: string;
@@ -35,7 +38,7 @@ Rules:
  * then the task. It is built once per run and kept byte-identical, so the prompt cache keeps hitting.
  */
 export function buildSystemPrompt(task: TaskInput, project: ProjectContext, answered: AnsweredQuestion[] = []): string {
-  const sections = [BASE_RULES, projectLayer(project), taskLayer(task, answered)];
+  const sections = [BASE_RULES, projectLayer(project), taskLayer(task, [...task.answers, ...answered])];
   if (wantsOutline(task, project)) sections.push(OUTLINE_REQUEST);
   return sections.join('\n\n');
 }

@@ -66,6 +66,11 @@ describe('agentTaskWorkflow', () => {
       ['callModel', 'model turn 5/30'],
       ['detectGates', 'detect verification gates'],
     ]);
+    // The two read-only calls of the first turn were scheduled together, before either finished.
+    const events = (await handle.fetchHistory()).events ?? [];
+    const scheduledAt = (type: string) => events.findIndex((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === type);
+    const firstCompletion = events.findIndex((event, index) => index > scheduledAt('listFiles') && event.activityTaskCompletedEventAttributes);
+    expect(scheduledAt('readFile')).toBeLessThan(firstCompletion);
     const toolSteps = steps.filter((step) => !['callModel', 'bindWorkspace'].includes(step.activityType));
     expect(result.gates).toEqual([]);
     expect(new Set(toolSteps.map((step) => step.taskQueue))).toEqual(new Set([`${harness.taskQueue}@test-host`]));

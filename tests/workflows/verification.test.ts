@@ -191,19 +191,19 @@ describe('budgets', () => {
     // A ~60 KB file: the second call's projected input (about 15K tokens more) is what crosses the cap.
     const workspace = makeWorkspace({ 'big.txt': Array.from({ length: 500 }, (_, i) => `line ${i} ${'y'.repeat(110)}`).join('\n') });
     harness.fake.enqueue({ toolCalls: [{ name: 'read_file', input: { path: 'big.txt' } }] });
-    const handle = await harness.start({ description: 'capped', workspace, maxCostUsd: 0.11 });
+    const handle = await harness.start({ description: 'capped', workspace, maxCostUsd: 0.19 });
     const [blocker] = await waitForBlockers(handle);
     expect(blocker.origin).toBe('budget');
-    expect(blocker.question).toMatch(/^Before the next model call: the cost cap of \$0\.11 would be exceeded/);
+    expect(blocker.question).toMatch(/^Before the next model call: the cost cap of \$0\.19 would be exceeded/);
     const state = await waitForState(handle, (current) => current.openBlockers.length === 1);
     expect(state.costUsd).toBeGreaterThan(0);
-    expect(state.costUsd).toBeLessThan(0.11);
+    expect(state.costUsd).toBeLessThan(0.19);
     expect(state.iteration).toBe(1);
     await handle.signal(answerBlockerSignal, { answer: 'stop' });
     const error = (await handle.result().catch((caught) => caught)) as WorkflowFailedError;
     const result = (error.cause as ApplicationFailure).details?.[0] as TaskResult;
     expect(result).toMatchObject({ status: 'failed', reason: 'cost_cap' });
-    expect(result.costUsd).toBeLessThan(0.11);
+    expect(result.costUsd).toBeLessThan(0.19);
   });
 });
 

@@ -22,7 +22,13 @@ const quote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
  * eslint (autofix first) or `tsc --noEmit` for TypeScript and JavaScript, `node --check`, and a parse for JSON and
  * YAML. Catching the mistake at the edit that made it is cheaper than finding it at the end.
  */
-export async function lintFile(shell: WorkspaceShell, workspace: string, file: string): Promise<LintReport | undefined> {
+export async function lintFile(
+  shell: WorkspaceShell,
+  workspace: string,
+  file: string,
+  /** Where to look for tools outside the workspace; the worker's `PATH` unless a caller says otherwise. */
+  searchPath = process.env.PATH ?? '',
+): Promise<LintReport | undefined> {
   const extension = path.extname(file).toLowerCase();
   /** With `keep`, only the kept lines count: a project-wide checker fails for other files' errors too. */
   const run = async (linter: string, command: string, keep?: (line: string) => boolean): Promise<LintReport> => {
@@ -35,7 +41,7 @@ export async function lintFile(shell: WorkspaceShell, workspace: string, file: s
   const hasEslint = existsSync(local('eslint')) && ESLINT_CONFIGS.some((name) => existsSync(path.join(workspace, name)));
 
   if (extension === '.py') {
-    const ruff = findExecutable('ruff', [path.join(workspace, '.venv/bin/ruff'), path.join(workspace, 'venv/bin/ruff')]);
+    const ruff = findExecutable('ruff', [path.join(workspace, '.venv/bin/ruff'), path.join(workspace, 'venv/bin/ruff')], searchPath);
     if (ruff) return run('ruff', `${quote(ruff)} check --fix --quiet --output-format concise ${quote(file)}`);
     // A syntax check that, unlike py_compile, leaves no __pycache__ behind in the workspace.
     const check = 'import sys; compile(open(sys.argv[1], encoding="utf-8").read(), sys.argv[1], "exec")';

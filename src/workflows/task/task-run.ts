@@ -53,7 +53,8 @@ export interface TaskCarry {
   stallRetries: number;
 }
 
-const MAX_OUTPUT_TOKENS = 8_192;
+/** Room for adaptive thinking and a whole new file in one turn; the spend caps count all of it. */
+const MAX_OUTPUT_TOKENS = 16_384;
 const STALL_RETRIES = 2;
 
 /** One run of a task: the ReAct loop, its guards, and the state `getState` reports. */
@@ -182,10 +183,7 @@ export class TaskRun {
 
   /** Built once per run, so the cached prefix stays byte-identical; answers so far join the task layer. */
   private buildSystem(project: ProjectContext): string {
-    const answered: AnsweredQuestion[] = [
-      ...this.input.answers,
-      ...this.desk.answered().map(({ question, answer }) => ({ question, answer: answer! })),
-    ];
+    const answered: AnsweredQuestion[] = this.desk.answered().map(({ question, answer }) => ({ question, answer: answer! }));
     return buildSystemPrompt(this.input, project, answered);
   }
 
