@@ -1,0 +1,113 @@
+import { mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect, test } from 'vitest';
+import type { BatchResult } from '../../src/shared/batch-state.js';
+import { waitForBlockers } from '../support/blockers.js';
+import { byTask, byTurn } from '../support/fake-messages-api.js';
+import { fillIn, readmeBlocks, readmeCommand, readmeShellBlock, runShell } from '../support/readme.js';
+import { useTaskHarness } from '../support/task-harness.js';
+import { uniqueName } from '../support/temporal.js';
+import { fileOnBranch, makeGitRepo, makeWorkspace } from '../support/workspace.js';
+
+/**
+ * The README's commands, taken from README.md and run with bash as written. Only placeholders change: paths, ids,
+ * and the task queue (`codeloop` becomes this file's own queue on the shared test server).
+ */
+const harness = useTaskHarness('readme');
+const env = () => ({
+  CODELOOP_TASK_QUEUE: harness.taskQueue,
+  GIT_AUTHOR_NAME: 'operator', GIT_AUTHOR_EMAIL: 'operator@localhost', GIT_COMMITTER_NAME: 'operator', GIT_COMMITTER_EMAIL: 'operator@localhost',
+});
+const onOurQueue: [string, string] = ['--task-queue codeloop', `--task-queue ${harness.taskQueue}`];
+
+/** The tasks both README batches name, each creating one file. */
+const readmeTasks = () =>
+  byTask({
+    'Task model': byTurn([{ toolCalls: [{ name: 'create_file', input: { path: 'task.py', content: 'TASK = 1\n' } }] }, { text: 'model done' }]),
+    'CLI commands': byTurn([{ toolCalls: [{ name: 'create_file', input: { path: 'cli.py', content: 'CLI = 1\n' } }] }, { text: 'cli done' }]),
+  });
+
+/** A git repository at `<tmp>/my-repo`, the name the README uses. */
+function myRepo(): string {
+  const repo = path.join(mkdtempSync(path.join(os.tmpdir(), 'codeloop-readme-')), 'my-repo');
+  renameSync(makeGitRepo(), repo);
+  return repo;
+}
+
+const result = (workflowId: string) => harness.temporal.client.workflow.getHandle(workflowId).result() as Promise<BatchResult>;
+
+test("a task started with the README's `temporal workflow start` line and answered with its signal line", async () => {
+  harness.fake.enqueue({ toolCalls: [{ name: 'raise_blocker', input: { question: 'Which database?' } }] }, { text: 'used the answer' });
+  const workflowId = uniqueName('readme-task');
+  const workspace = makeWorkspace();
+  await runShell(fillIn(readmeCommand('temporal workflow start --type agentTaskWorkflow'), [onOurQueue, ['/path/to/checkout', workspace], ['my-task', workflowId]]));
+  const handle = harness.temporal.client.workflow.getHandle(workflowId);
+  await waitForBlockers(handle);
+  await runShell(fillIn(readmeCommand('temporal workflow signal --workflow-id <workflow-id> --name answerBlocker'), [['<workflow-id>', workflowId]]));
+  expect(await handle.result()).toMatchObject({ status: 'completed', summary: 'used the answer' });
+  const lastTurn = harness.fake.requests.at(-1)!.body.messages.at(-1)!.content as Record<string, any>[];
+  expect(lastTurn).toContainEqual(expect.objectContaining({ type: 'tool_result', content: expect.stringContaining('Use PostgreSQL 16') }));
+}, 90_000);
+
+test("the README's batch.yaml runs with `codeloop batch start`, and its JSON form with `temporal workflow start`", async () => {
+  harness.fake.setResponder(readmeTasks());
+  const repo = myRepo();
+  const batchFile = path.join(path.dirname(repo), 'batch.yaml');
+  const [batchYaml] = readmeBlocks('yaml').filter((block) => block.includes('# batch.yaml'));
+  writeFileSync(batchFile, batchYaml!);
+
+  const start = readmeCommand('npx codeloop batch start').replace(/ \[[^\]]*\]/g, '');
+  const started = await runShell(`${fillIn(start, [['batch.yaml', batchFile]])} --json`, env());
+  const { workflowId } = JSON.parse(started.stdout) as { workflowId: string };
+  const followed = await runShell(fillIn(readmeCommand('npx codeloop batch follow'), [['<batch-id>', workflowId]]), env());
+  expect(followed.stdout).toContain('critical path: model → cli');
+  const fromFile = await result(workflowId);
+  expect(fromFile.status).toBe('completed');
+  expect(fileOnBranch(repo, fromFile.integrationBranch!, 'cli.py')).toBe('CLI = 1\n');
+
+  const batchId = uniqueName('my-batch');
+  const rawStart = readmeCommand('temporal workflow start --type batchConductorWorkflow');
+  await runShell(fillIn(rawStart, [onOurQueue, ['/abs/path/my-repo', myRepo()], ['my-batch', batchId]]));
+  expect((await result(batchId)).tasks.map((task) => [task.id, task.status])).toEqual([['model', 'completed']]);
+}, 180_000);
+
+test("the operator walkthrough, from tonight's tasks to the morning report, runs as written", async () => {
+  harness.fake.setResponder(readmeTasks());
+  const repo = myRepo();
+  const home = mkdtempSync(path.join(os.tmpdir(), 'codeloop-home-'));
+  mkdirSync(home, { recursive: true });
+  const name = uniqueName('nightly');
+  const [evening, morning] = readmeShellBlock('schedule create nightly').split('# 3. in the morning');
+  const names: [string | RegExp, string][] = [['/path/to/my-repo', repo], [/\bnightly\b(?!\.yaml)/g, name]];
+  await runShell(fillIn(evening!, names), { ...env(), HOME: home });
+
+  const runs = await scheduledRuns(name);
+  expect(runs.length).toBeGreaterThanOrEqual(1);
+  const batch = await result(runs[0]!);
+  expect(batch.tasks.map((task) => [task.id, task.status])).toEqual([['model', 'completed'], ['cli', 'completed']]);
+  expect(fileOnBranch(repo, batch.integrationBranch!, 'task.py')).toBe('TASK = 1\n');
+
+  const report = await runShell(fillIn(morning!, [['<batch-workflow-id>', runs[0]!]]), env());
+  expect(report.stdout).toContain(runs[0]!);
+  expect(report.stdout).toMatch(/✓ +model[\s\S]*✓ +cli/);
+
+  const rawName = uniqueName('raw-nightly');
+  await runShell(fillIn(readmeCommand('temporal schedule create --schedule-id nightly'), [onOurQueue, ['/path/to/my-repo', repo], [/\bnightly\b/g, rawName]]));
+  await runShell(`npx codeloop schedule trigger ${rawName}`, env());
+  const [rawRun] = await scheduledRuns(rawName);
+  expect((await result(rawRun!)).status).toBe('completed');
+  for (const schedule of [name, rawName]) await runShell(`npx codeloop schedule delete ${schedule}`, env());
+}, 240_000);
+
+/** The batches a schedule started, waiting for the first to appear in visibility. */
+async function scheduledRuns(scheduleId: string): Promise<string[]> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const ids: string[] = [];
+    for await (const run of harness.temporal.client.workflow.list({ query: `TemporalScheduledById = '${scheduleId}'` })) ids.push(run.workflowId);
+    if (ids.length > 0) return ids.sort();
+    if (Date.now() > deadline) throw new Error(`schedule ${scheduleId} started no run`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}

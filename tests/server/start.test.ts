@@ -1,0 +1,109 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { afterAll, beforeAll, expect, inject, test } from 'vitest';
+import { SEARCH_ATTRIBUTES } from '../../src/shared/constants.js';
+import { startFakeMessagesApi, type FakeMessagesApi } from '../support/fake-messages-api.js';
+import { freePort } from '../support/free-port.js';
+import { modelEnv, uniqueName } from '../support/temporal.js';
+import { makeWorkspace } from '../support/workspace.js';
+
+/** `npm start` as a user runs it: its own process group, so Ctrl-C reaches the worker and the server alike. */
+interface Started {
+  child: ChildProcess;
+  output(): string;
+  /** Ctrl-C: SIGINT to the whole process group; resolves with the exit code. */
+  interrupt(): Promise<number | null>;
+}
+
+let fake: FakeMessagesApi;
+beforeAll(async () => (fake = await startFakeMessagesApi()));
+afterAll(async () => fake?.close());
+
+async function npmStart(env: NodeJS.ProcessEnv, ready: string): Promise<Started> {
+  const { TEMPORAL_ADDRESS: _ignored, ...inherited } = process.env;
+  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/server/start.ts')], {
+    env: { ...inherited, CODELOOP_WORKFLOW_BUNDLE: inject('workflowBundlePath'), ...modelEnv(fake), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 60_000;
+  while (!output.includes(ready)) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`npm start did not get ready:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    child,
+    output: () => output,
+    interrupt() {
+      process.kill(-child.pid!, 'SIGINT');
+      return exited;
+    },
+  };
+}
+
+/** Runs one scripted task to the end on `address` and returns its workflow id. */
+async function runTask(address: string, taskQueue: string): Promise<string> {
+  fake.enqueue({ text: 'nothing to change' });
+  const connection = await Connection.connect({ address });
+  try {
+    const handle = await new Client({ connection }).workflow.start('agentTaskWorkflow', {
+      taskQueue,
+      workflowId: uniqueName('npm-start'),
+      args: [{ title: 'Look around', description: 'Say what is here', workspace: makeWorkspace({ 'a.txt': 'a\n' }) }],
+    });
+    expect(await handle.result()).toMatchObject({ status: 'completed', summary: 'nothing to change' });
+    return handle.workflowId;
+  } finally {
+    await connection.close();
+  }
+}
+
+const listening = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = net.connect(port, '127.0.0.1', () => (socket.destroy(), resolve(true)));
+    socket.on('error', () => resolve(false));
+  });
+
+test('npm start: server, Web UI and worker in one command; Ctrl-C stops both; a restart keeps earlier runs', async () => {
+  const [port, uiPort] = [await freePort(), await freePort()];
+  const env = { CODELOOP_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'codeloop-data-')), CODELOOP_TEMPORAL_PORT: String(port), CODELOOP_UI_PORT: String(uiPort) };
+  const address = `127.0.0.1:${port}`;
+
+  const first = await npmStart(env, 'codeloop worker on');
+  const workflowId = await runTask(address, 'codeloop');
+  expect((await fetch(`http://127.0.0.1:${uiPort}/`)).status).toBe(200);
+  const connection = await Connection.connect({ address });
+  const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace: 'default' });
+  expect(Object.keys(customAttributes ?? {})).toEqual(expect.arrayContaining(Object.values(SEARCH_ATTRIBUTES)));
+  const { config } = await connection.workflowService.describeNamespace({ namespace: 'default' });
+  expect(Number(config!.workflowExecutionRetentionTtl!.seconds)).toBeGreaterThanOrEqual(30 * 24 * 3600);
+  await connection.close();
+
+  expect(await first.interrupt()).toBe(0);
+  expect(first.output()).toContain('codeloop: stopped');
+  expect(await listening(port)).toBe(false);
+  expect(await listening(uiPort)).toBe(false);
+
+  const second = await npmStart(env, 'codeloop worker on');
+  const client = new Client({ connection: await Connection.connect({ address }) });
+  expect((await client.workflow.getHandle(workflowId).describe()).status.name).toBe('COMPLETED');
+  await client.connection.close();
+  expect(await second.interrupt()).toBe(0);
+}, 180_000);
+
+test('npm start with TEMPORAL_ADDRESS starts only a worker against that server', async () => {
+  const taskQueue = uniqueName('npm-start-worker');
+  const started = await npmStart({ TEMPORAL_ADDRESS: inject('temporalAddress'), CODELOOP_TASK_QUEUE: taskQueue }, 'codeloop worker on');
+  expect(started.output()).toContain(`starting only a worker against ${inject('temporalAddress')}`);
+  expect(started.output()).not.toContain('starting the Temporal dev server');
+  await runTask(inject('temporalAddress'), taskQueue);
+  expect(await started.interrupt()).toBe(0);
+}, 120_000);
