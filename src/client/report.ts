@@ -64,8 +64,10 @@ async function describeExecution(client: Client, execution: WorkflowExecutionInf
   if (execStatus === 'RUNNING') {
     if (kind === 'batch') {
       const state = await queryOrUndefined(client, handle, getBatchStateQuery);
+      // What the tasks that have ended so far used; a running task's usage is on its own row.
+      const tokens = state?.tasks.reduce((sum, task) => sum + tokensOf(task.usage), 0) ?? 0;
       const cost = state?.tasks.reduce((sum, task) => sum + (task.costUsd ?? 0), 0) ?? 0;
-      return { ...base, status: state?.status ?? 'running', summary: state ? `${state.counts.completed}/${state.tasks.length} tasks done` : undefined, questions: state?.openBlockers.map((b) => ({ blockerId: b.id, question: b.question, askedAt: b.askedAt })), tokens: 0, costUsd: cost };
+      return { ...base, status: state?.status ?? 'running', summary: state ? `${state.counts.completed}/${state.tasks.length} tasks done` : undefined, questions: state?.openBlockers.map((b) => ({ blockerId: b.id, question: b.question, askedAt: b.askedAt })), tokens, costUsd: cost };
     }
     const state = await queryState(client, handle);
     return {

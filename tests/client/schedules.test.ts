@@ -1,9 +1,6 @@
-import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { expect, inject, test } from 'vitest';
-import { findTemporalBinary } from '../../src/server/temporal-binary.js';
+import { expect, test } from 'vitest';
 import type { BatchResult } from '../../src/shared/batch-state.js';
 import { answerBlockerSignal } from '../../src/workflows/messages.js';
 import { runCli } from '../support/cli.js';
@@ -80,6 +77,29 @@ test('create, trigger, pause and unpause; the tasks file is read when the run st
   expect((await runCli(['schedule', 'describe', name], env())).stderr).toContain(`no schedule ${name}`);
 }, 120_000);
 
+test('backfill takes exactly the runs due in the window, each named and batched by its scheduled time', async () => {
+  harness.fake.setResponder(scripts());
+  const name = uniqueName('backfill');
+  const { batchFile } = scheduledBatch('one');
+  await runCli(['schedule', 'create', name, '--cron', NEVER_SOON, '--batch', batchFile], env());
+  const invalid = await runCli(['schedule', 'backfill', name, '--start', 'last week', '--end', '2026-01-01T12:00:00Z'], env());
+  expect(invalid.code).toBe(2);
+  expect(invalid.stderr).toContain('--start and --end must be dates');
+
+  // The window holds the firings of 2025-01-01 and 2026-01-01, not those of 2024 or 2027; buffer-all runs both.
+  const backfilled = await runCli(['schedule', 'backfill', name, '--start', '2024-12-31T12:00:00Z', '--end', '2026-01-01T12:00:00Z', '--overlap', 'buffer-all'], env());
+  expect(backfilled).toMatchObject({ code: 0, stdout: `backfilled: ${name}\n` });
+  const expected = ['2025-01-01T00:00:00Z', '2026-01-01T00:00:00Z'].map((time) => `${name}-${time}`);
+  const runs = await eventually(() => scheduledRuns(name), (ids) => ids.length >= 2, 'backfill started no runs');
+  expect(runs).toEqual(expected);
+  for (const runId of runs) {
+    const result = (await harness.temporal.client.workflow.getHandle(runId).result()) as BatchResult;
+    expect(result).toMatchObject({ status: 'completed', batchId: runId.replace(/:/g, '-') });
+  }
+  expect(await scheduledRuns(name)).toEqual(expected);
+  await runCli(['schedule', 'delete', name], env());
+}, 120_000);
+
 test('under the skip policy, a second trigger while a batch is running is skipped', async () => {
   harness.fake.setResponder(scripts());
   const name = uniqueName('overlap');
@@ -100,22 +120,6 @@ test('under the skip policy, a second trigger while a batch is running is skippe
   expect(await scheduledRuns(name)).toHaveLength(1);
 
   await child.signal(answerBlockerSignal, { answer: 'yes' });
-  expect(((await harness.temporal.client.workflow.getHandle(runId).result()) as BatchResult).status).toBe('completed');
-  await runCli(['schedule', 'delete', name], env());
-}, 120_000);
-
-test("the README's `temporal schedule create` line makes a schedule that runs a batch", async () => {
-  harness.fake.setResponder(scripts());
-  const name = uniqueName('raw');
-  const { repo } = scheduledBatch('one');
-  const input = JSON.stringify({ workspace: repo, tasksFile: 'tasks.yaml' });
-  await promisify(execFile)(findTemporalBinary()!, [
-    'schedule', 'create', '--schedule-id', name, '--cron', NEVER_SOON, '--overlap-policy', 'Skip', '--catchup-window', '1h',
-    '--workflow-id', name, '--type', 'batchConductorWorkflow', '--task-queue', harness.taskQueue, '--input', input,
-    '--address', inject('temporalAddress'),
-  ]);
-  await runCli(['schedule', 'trigger', name], env());
-  const [runId] = await eventually(() => scheduledRuns(name), (runs) => runs.length === 1, 'no scheduled run');
   expect(((await harness.temporal.client.workflow.getHandle(runId).result()) as BatchResult).status).toBe('completed');
   await runCli(['schedule', 'delete', name], env());
 }, 120_000);

@@ -8,7 +8,7 @@ import { createCodeloopWorkers, type CodeloopWorkers } from '../../src/create-wo
 import { startDevServer, type DevServer } from '../../src/server/dev-server.js';
 import type { agentTaskWorkflow } from '../../src/workflows/index.js';
 import { waitForBlockers } from '../support/blockers.js';
-import { byTurn, startFakeMessagesApi, type FakeMessagesApi } from '../support/fake-messages-api.js';
+import { byTask, byTurn, startFakeMessagesApi, type FakeMessagesApi } from '../support/fake-messages-api.js';
 import { freePort } from '../support/free-port.js';
 import { modelEnv } from '../support/temporal.js';
 import { makeWorkspace } from '../support/workspace.js';
@@ -58,21 +58,38 @@ afterAll(async () => {
 });
 
 test.runIf(available || required)('filter blocked tasks, open one, read its activity summaries and current details', async () => {
-  fake.setResponder(byTurn([{ toolCalls: [{ name: 'read_file', input: { path: 'a.txt' } }] }, { toolCalls: [{ name: 'raise_blocker', input: { question: 'Which region should we deploy to?' } }] }]));
+  fake.setResponder(
+    byTask({
+      'Deploy script': byTurn([{ toolCalls: [{ name: 'read_file', input: { path: 'a.txt' } }] }, { toolCalls: [{ name: 'raise_blocker', input: { question: 'Which region should we deploy to?' } }] }]),
+      'Release notes': () => ({ text: 'Release notes written.' }),
+    }),
+  );
   const client = new Client({ connection });
+  const startTask = (workflowId: string, title: string) =>
+    client.workflow.start<typeof agentTaskWorkflow>('agentTaskWorkflow', {
+      taskQueue: 'ui',
+      workflowId,
+      args: [{ title, description: title, workspace: makeWorkspace({ 'a.txt': 'a\n' }) }],
+      staticSummary: title,
+    });
+  // A task that is not blocked: the filter must leave it out.
+  const completedId = `ui-completed-${Date.now()}`;
+  await (await startTask(completedId, 'Release notes')).result();
   const workflowId = `ui-task-${Date.now()}`;
-  const handle = await client.workflow.start<typeof agentTaskWorkflow>('agentTaskWorkflow', {
-    taskQueue: 'ui',
-    workflowId,
-    args: [{ title: 'Deploy script', description: 'Write the deploy script', workspace: makeWorkspace({ 'a.txt': 'a\n' }) }],
-    staticSummary: 'Deploy script',
-  });
+  const handle = await startTask(workflowId, 'Deploy script');
   await waitForBlockers(handle);
 
   const page = await browser.newPage({ viewport: { width: 1400, height: 1200 } });
+  const link = (id: string) => page.getByRole('link', { name: id });
+  // Unfiltered, both are listed: so the completed task's absence below is the filter's doing.
+  await page.goto(`${server.uiUrl}/namespaces/default/workflows`);
+  await link(completedId).first().waitFor({ timeout: 30_000 });
+  await link(workflowId).first().waitFor({ timeout: 30_000 });
+
   const query = encodeURIComponent('CodeloopStatus="blocked"');
   await page.goto(`${server.uiUrl}/namespaces/default/workflows?query=${query}`);
-  await page.getByRole('link', { name: workflowId }).first().waitFor({ timeout: 30_000 });
+  await link(workflowId).first().waitFor({ timeout: 30_000 });
+  await expect(link(completedId).count()).resolves.toBe(0);
   await page.screenshot({ path: path.join(screenshots, 'web-ui-blocked-filter.png') });
 
   await page.getByRole('link', { name: workflowId }).first().click();

@@ -1,0 +1,75 @@
+import { expect, test } from 'vitest';
+import type { Report } from '../../src/client/report.js';
+import type { BatchStateSnapshot } from '../../src/shared/batch-state.js';
+import { addUsage, emptyUsage, type Usage } from '../../src/shared/conversation.js';
+import { costOf } from '../../src/shared/pricing.js';
+import type { batchConductorWorkflow } from '../../src/workflows/index.js';
+import { answerBlockerSignal, getBatchStateQuery } from '../../src/workflows/messages.js';
+import { runCli } from '../support/cli.js';
+import { byTask, byTurn, type RecordedRequest } from '../support/fake-messages-api.js';
+import { useTaskHarness } from '../support/task-harness.js';
+import { uniqueName } from '../support/temporal.js';
+import { makeGitRepo } from '../support/workspace.js';
+
+const harness = useTaskHarness('report-batch');
+const env = () => ({ CODELOOP_TASK_QUEUE: harness.taskQueue });
+const report = async () => JSON.parse((await runCli(['report', '--since', '1h', '--json'], env())).stdout) as Report;
+const text = async () => (await runCli(['report', '--since', '1h'], env())).stdout;
+
+/** The usage the fake reported to the tasks with these titles, as a batch adds it up. */
+function usageOf(...titles: string[]): Usage {
+  const ofTask = (request: RecordedRequest) => titles.some((title) => JSON.stringify(request.body.system ?? '').includes(`## ${title}\\n`));
+  return harness.fake.requests
+    .filter((request) => request.usage && ofTask(request))
+    .reduce(
+      (sum, { usage }) =>
+        addUsage(sum, { inputTokens: usage!.input_tokens, outputTokens: usage!.output_tokens, cacheReadTokens: usage!.cache_read_input_tokens, cacheWriteTokens: usage!.cache_creation_input_tokens }),
+      emptyUsage(),
+    );
+}
+const tokensOf = (usage: Usage) => usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
+
+async function waitForBatch(workflowId: string, predicate: (state: BatchStateSnapshot) => boolean): Promise<void> {
+  const handle = harness.temporal.client.workflow.getHandle(workflowId);
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 200))) {
+    const state = await handle.query(getBatchStateQuery).catch(() => undefined);
+    if (state && predicate(state)) return;
+  }
+  throw new Error(`batch ${workflowId} never reached the expected state`);
+}
+
+test('report: a batch row while it runs and once it ends, with its counts, tokens and cost', async () => {
+  harness.fake.setResponder(
+    byTask({
+      'Report done': () => ({ text: 'done' }),
+      'Report asks': byTurn([{ toolCalls: [{ name: 'raise_blocker', input: { question: 'Which region?' } }] }, { text: 'done' }]),
+      'Report broken': () => ({ error: { status: 400, type: 'invalid_request_error', message: 'this task cannot be done' } }),
+    }),
+  );
+  const workflowId = uniqueName('report-batch');
+  const task = (id: string, title: string, dependsOn: string[] = []) => ({ id, title, description: title, dependsOn });
+  const handle = await harness.temporal.client.workflow.start<typeof batchConductorWorkflow>('batchConductorWorkflow', {
+    taskQueue: harness.taskQueue,
+    workflowId,
+    args: [{ workspace: makeGitRepo(), maxParallel: 3, tasks: [task('done', 'Report done'), task('asks', 'Report asks'), task('broken', 'Report broken'), task('after', 'Report after', ['broken'])] }],
+  });
+  await waitForBatch(workflowId, (state) => state.counts.completed === 1 && state.counts.skipped === 1 && state.tasks.some((t) => t.id === 'asks' && t.blockedOn));
+
+  // Running: the tasks that have ended so far count; the blocked task's question is on its own row.
+  const usedSoFar = usageOf('Report done');
+  let rows = (await report()).rows;
+  expect(rows.find((row) => row.workflowId === workflowId)).toMatchObject({ kind: 'batch', status: 'running', summary: '1/4 tasks done', questions: [], tokens: tokensOf(usedSoFar) });
+  expect(rows.find((row) => row.workflowId === workflowId)!.costUsd).toBeCloseTo(costOf(usedSoFar, 'claude-test'), 12);
+  expect(rows.find((row) => row.workflowId === `${workflowId}/asks`)).toMatchObject({ kind: 'task', batchId: workflowId, status: 'blocked', questions: [{ question: 'Which region?' }] });
+  expect(tokensOf(usedSoFar)).toBeGreaterThan(0);
+
+  await harness.temporal.client.workflow.getHandle(`${workflowId}/asks`).signal(answerBlockerSignal, { answer: 'eu' });
+  await handle.result();
+  const used = usageOf('Report done', 'Report asks');
+  rows = (await report()).rows;
+  const ended = rows.find((row) => row.workflowId === workflowId)!;
+  expect(ended).toMatchObject({ kind: 'batch', status: 'failed', summary: '2/4 tasks completed, 1 failed, 1 skipped', tokens: tokensOf(used) });
+  expect(ended.costUsd).toBeCloseTo(costOf(used, 'claude-test'), 12);
+  expect(tokensOf(used)).toBeGreaterThan(tokensOf(usedSoFar));
+  expect(await text()).toContain(`batches:\n  ${workflowId}  failed  2/4 tasks completed, 1 failed, 1 skipped  $${costOf(used, 'claude-test').toFixed(2)}`);
+}, 120_000);
