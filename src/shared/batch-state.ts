@@ -1,6 +1,7 @@
 import type { Blocker, RejectedAnswer } from './blockers.js';
 import type { Usage } from './conversation.js';
 import type { BatchInput } from './batch-input.js';
+import type { AnsweredQuestion } from './prompt.js';
 
 export type BatchTaskStatus = 'pending' | 'running' | 'merging' | 'completed' | 'failed' | 'skipped' | 'cancelled';
 
@@ -15,6 +16,9 @@ export interface BatchTaskState {
   attempts: number;
   readyAt?: number;
   startedAt?: number;
+  /** When the child's own end was reported, before its work was committed and merged. */
+  finishedAt?: number;
+  /** When the task ended in the batch: merged, or failed, skipped or cancelled. */
   endedAt?: number;
   iterations?: number;
   usage?: Usage;
@@ -22,6 +26,8 @@ export interface BatchTaskState {
   reason?: string;
   /** Open questions of the running child, reported by the child itself. */
   blockedOn?: { id: string; question: string }[];
+  /** What humans answered the task's earlier runs; a re-run starts with them in its prompt. */
+  answers?: AnsweredQuestion[];
 }
 
 /** What a child task tells its batch: blockers opening and closing, and how it ended. */

@@ -4,10 +4,11 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { expect, inject, test } from 'vitest';
 import type { BatchView } from '../../src/client/batch-view.js';
+import type { OpenBlockerRow } from '../../src/client/blockers-list.js';
 import { findTemporalBinary } from '../../src/server/temporal-binary.js';
 import type { BatchResult } from '../../src/shared/batch-state.js';
 import { runCli } from '../support/cli.js';
-import { byTask, byTurn } from '../support/fake-messages-api.js';
+import { byTask, byTurn, type Responder } from '../support/fake-messages-api.js';
 import { useTaskHarness } from '../support/task-harness.js';
 import { uniqueName } from '../support/temporal.js';
 import { fileOnBranch, makeGitRepo } from '../support/workspace.js';
@@ -96,4 +97,87 @@ test('batch cancel cancels the running task; an invalid DAG never starts', async
   const invalid = await runCli(['batch', 'start', file], env());
   expect(invalid.code).toBe(2);
   expect(invalid.stderr).toContain('invalid batch: cycle: ');
+}, 120_000);
+
+const editValue = (to: string): Responder =>
+  byTurn([{ toolCalls: [{ name: 'edit_file', input: { path: 'value.txt', edits: [{ search: 'value = 1', replace: `value = ${to}` }] } }] }, { text: 'done' }]);
+
+/** `blockers list --json`, polled until `wanted` rows are there (visibility lags the workflows a little). */
+async function listBlockersUntil(wanted: (rows: OpenBlockerRow[]) => boolean): Promise<OpenBlockerRow[]> {
+  let rows: OpenBlockerRow[] = [];
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const listed = await runCli(['blockers', 'list', '--json'], env());
+    expect(listed.code).toBe(0);
+    rows = JSON.parse(listed.stdout) as OpenBlockerRow[];
+    if (wanted(rows)) return rows;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+  throw new Error(`blockers list never showed them: ${JSON.stringify(rows)}`);
+}
+
+test('blockers list shows a blocked batch child and the batch\'s own merge conflict; blockers answer reaches each', async () => {
+  harness.fake.setResponder(
+    byTask({
+      'Pick a port': byTurn([{ toolCalls: [{ name: 'raise_blocker', input: { question: 'Which port?' } }] }, { text: 'done' }]),
+      'Set two': editValue('2'),
+      'Set three': editValue('3'),
+    }),
+  );
+  const repo = makeGitRepo({ 'value.txt': 'value = 1\n' });
+  const file = path.join(path.dirname(repo), `${path.basename(repo)}-blockers.json`);
+  const tasks = [
+    { id: 'port', title: 'Pick a port', description: 'choose the port' },
+    { id: 'two', title: 'Set two', description: 'value = 2' },
+    { id: 'three', title: 'Set three', description: 'value = 3' },
+  ];
+  writeFileSync(file, JSON.stringify({ workspace: repo, tasks }));
+  const { workflowId } = JSON.parse((await runCli(['batch', 'start', file, '--json'], env())).stdout) as { workflowId: string };
+  const child = `${workflowId}/port`;
+
+  const rows = await listBlockersUntil((all) => all.some((row) => row.workflowId === child) && all.some((row) => row.workflowId === workflowId));
+  expect(rows.filter((row) => row.workflowId === child)).toMatchObject([{ workflowType: 'agentTaskWorkflow', blockerId: 'b1', origin: 'agent', question: 'Which port?' }]);
+  const [conflict] = rows.filter((row) => row.workflowId === workflowId);
+  expect(conflict).toMatchObject({ workflowType: 'batchConductorWorkflow', origin: 'merge-conflict', options: ['resolved', 'retry', 'skip'] });
+  expect(conflict.question).toMatch(/^Merging task (two|three) .* conflicts in: value\.txt\./);
+
+  const toChild = await runCli(['blockers', 'answer', child, '8080', '--json'], env());
+  expect(toChild.code).toBe(0);
+  expect(JSON.parse(toChild.stdout)).toMatchObject({ via: 'update', blockerId: 'b1', question: 'Which port?', answer: '8080' });
+  const toBatch = await runCli(['blockers', 'answer', workflowId, 'skip', '--json'], env());
+  expect(toBatch.code).toBe(0);
+  expect(JSON.parse(toBatch.stdout)).toMatchObject({ via: 'update', blockerId: conflict.blockerId, answer: 'skip' });
+
+  const result = (await harness.temporal.client.workflow.getHandle(workflowId).result()) as BatchResult;
+  const loser = /^Merging task (\w+)/.exec(conflict.question)![1];
+  expect(Object.fromEntries(result.tasks.map((task) => [task.id, task.status]))).toEqual({ port: 'completed', two: 'completed', three: 'completed', [loser]: 'failed' });
+  expect(result.tasks.find((task) => task.id === loser)!.reason).toBe('merge conflict in value.txt');
+}, 120_000);
+
+test('batch start --on-failure overrides the file; batch follow --json prints the final view and exits 1 on failure', async () => {
+  harness.fake.setResponder(
+    byTask({
+      Broken: () => ({ error: { status: 400, type: 'invalid_request_error', message: 'this task cannot be done' } }),
+      Greeting: scripts(),
+    }),
+  );
+  const repo = makeGitRepo();
+  const file = path.join(path.dirname(repo), `${path.basename(repo)}-policy.json`);
+  const tasks = [
+    { id: 'broken', title: 'Broken', description: 'cannot be done' },
+    { id: 'greet', title: 'Greeting', description: 'Create hello.txt', dependsOn: ['broken'] },
+  ];
+  writeFileSync(file, JSON.stringify({ workspace: repo, onFailure: 'skip-dependents', tasks }));
+  const started = await runCli(['batch', 'start', file, '--on-failure', 'continue', '--json'], env());
+  expect(started.code).toBe(0);
+  const { workflowId } = JSON.parse(started.stdout) as { workflowId: string };
+
+  const followed = await runCli(['batch', 'follow', workflowId, '--json'], env());
+  expect(followed.code).toBe(1);
+  const view = JSON.parse(followed.stdout) as BatchView;
+  expect(view).toMatchObject({ workflowId, execution: 'COMPLETED', state: { onFailure: 'continue' }, result: { status: 'failed' } });
+  expect(view.result!.tasks.map((task) => [task.id, task.status])).toEqual([
+    ['broken', 'failed'],
+    ['greet', 'completed'],
+  ]);
+  expect(fileOnBranch(repo, view.result!.integrationBranch!, 'hello.txt')).toBe('hello\n');
 }, 120_000);

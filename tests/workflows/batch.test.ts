@@ -1,10 +1,16 @@
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, test } from 'vitest';
 import type { BatchResult, BatchStateSnapshot } from '../../src/shared/batch-state.js';
+import { addUsage, emptyUsage, type Usage } from '../../src/shared/conversation.js';
+import { costOf } from '../../src/shared/pricing.js';
 import type { batchConductorWorkflow } from '../../src/workflows/index.js';
 import { answerBlockerSignal, getBatchStateQuery, retryTaskSignal } from '../../src/workflows/messages.js';
-import { byTask, byTurn, type Responder, type ScriptedTurn } from '../support/fake-messages-api.js';
+import { waitForBlockers } from '../support/blockers.js';
+import { byTask, byTurn, type RecordedRequest, type Responder, type ScriptedTurn } from '../support/fake-messages-api.js';
 import { recordHistory } from '../support/record-history.js';
 import { useTaskHarness } from '../support/task-harness.js';
 import { uniqueName } from '../support/temporal.js';
@@ -28,6 +34,24 @@ const fails: Responder = () => ({ error: { status: 400, type: 'invalid_request_e
 const slow = (ms: number, responder: Responder): Responder => async (request) => {
   await new Promise((resolve) => setTimeout(resolve, ms));
   return responder(request);
+};
+
+/** The model requests of one task (by its title in the system prompt) since `since` requests had been made. */
+const requestsOf = (title: string, since: number) =>
+  harness.fake.requests.slice(since).filter((request) => JSON.stringify(request.body.system ?? '').includes(`## ${title}\\n`));
+const systemText = (request: RecordedRequest) =>
+  typeof request.body.system === 'string' ? request.body.system : (request.body.system ?? []).map((block) => block.text).join('\n');
+/** The usage the fake reported for these requests, as the task adds it up. */
+const usageOf = (requests: RecordedRequest[]): Usage =>
+  requests.reduce(
+    (sum, { usage }) =>
+      addUsage(sum, { inputTokens: usage!.input_tokens, outputTokens: usage!.output_tokens, cacheReadTokens: usage!.cache_read_input_tokens, cacheWriteTokens: usage!.cache_creation_input_tokens }),
+    emptyUsage(),
+  );
+/** The tool results the request sends back: the outcome of the tools the model asked for in its last turn. */
+const toolResultsIn = (request: RecordedRequest) => {
+  const last = request.body.messages.at(-1)!;
+  return typeof last.content === 'string' ? [] : last.content.filter((block) => block.type === 'tool_result');
 };
 
 async function waitForBatch(handle: { query: (q: typeof getBatchStateQuery) => Promise<BatchStateSnapshot> }, predicate: (state: BatchStateSnapshot) => boolean) {
@@ -58,8 +82,16 @@ describe('DAG validation', () => {
 });
 
 describe('scheduling', () => {
-  test('a diamond starts d only after b and c, and merges everything into the integration branch', async () => {
-    harness.fake.setResponder(byTask({ 'Task a': creates('a.txt', 'a'), 'Task b': creates('b.txt', 'b'), 'Task c': slow(1_000, creates('c.txt', 'c')), 'Task d': creates('d.txt', 'd') }));
+  test('a diamond starts d only after b and c, in a worktree holding their work, and merges everything into the integration branch', async () => {
+    const readsBandC = byTurn([
+      { toolCalls: [{ name: 'read_file', input: { path: 'b.txt' } }, { name: 'read_file', input: { path: 'c.txt' } }] },
+      { toolCalls: [{ name: 'create_file', input: { path: 'd.txt', content: 'd' } }] },
+      { text: 'done' },
+    ]);
+    harness.fake.setResponder(
+      byTask({ 'Task a': creates('a.txt', 'a'), 'Task b': creates('b.txt', 'b, written by b'), 'Task c': slow(1_000, creates('c.txt', 'c, written by c')), 'Task d': readsBandC }),
+    );
+    const since = harness.fake.requests.length;
     const repo = makeGitRepo();
     const handle = await startBatch({ workspace: repo, tasks: [task('a'), task('b', ['a']), task('c', ['a']), task('d', ['b', 'c'])] });
     const result = (await handle.result()) as BatchResult;
@@ -71,9 +103,28 @@ describe('scheduling', () => {
     // b and c ran side by side: c started before b ended.
     expect(Date.parse(at('c').startedAt!)).toBeLessThan(Date.parse(at('b').endedAt!));
     expect(result.integrationBranch).toBe(`codeloop/${result.batchId}/integration`);
-    for (const file of ['a.txt', 'b.txt', 'c.txt', 'd.txt']) expect(fileOnBranch(repo, result.integrationBranch!, file)).toBe(file[0]);
+    for (const file of ['a.txt', 'b.txt', 'c.txt', 'd.txt']) expect(fileOnBranch(repo, result.integrationBranch!, file)?.[0]).toBe(file[0]);
     expect(fileOnBranch(repo, 'main', 'a.txt')).toBeUndefined();
     expect(result.criticalPath.ids).toEqual(['a', 'c', 'd']);
+
+    // d's worktree was cut after b and c merged: both its reads succeeded and saw their files.
+    const [dReadResults] = requestsOf('Task d', since).filter((request) => request.body.messages.length === 3).map(toolResultsIn);
+    expect(dReadResults).toHaveLength(2);
+    expect(dReadResults.map((block) => block.is_error ?? false)).toEqual([false, false]);
+    expect(JSON.stringify(dReadResults[0].content)).toContain('written by b');
+    expect(JSON.stringify(dReadResults[1].content)).toContain('written by c');
+
+    // Per task: iterations, the usage the model reported, its cost, its branch; the totals add them up.
+    const usages = Object.fromEntries(['a', 'b', 'c', 'd'].map((id) => [id, usageOf(requestsOf(`Task ${id}`, since))]));
+    for (const id of ['a', 'b', 'c', 'd']) {
+      expect(usages[id].inputTokens + usages[id].cacheWriteTokens).toBeGreaterThan(0);
+      expect(at(id)).toMatchObject({ status: 'completed', attempts: 1, iterations: id === 'd' ? 3 : 2, usage: usages[id], branch: `codeloop/${result.batchId}/${id}` });
+      expect(at(id).costUsd).toBeGreaterThan(0);
+      expect(at(id).costUsd).toBeCloseTo(costOf(usages[id], 'claude-test'), 12);
+    }
+    expect(result.totals.tasks).toMatchObject({ completed: 4, failed: 0, skipped: 0 });
+    expect(result.totals.usage).toEqual(Object.values(usages).reduce(addUsage, emptyUsage()));
+    expect(result.totals.costUsd).toBeCloseTo(['a', 'b', 'c', 'd'].reduce((sum, id) => sum + at(id).costUsd!, 0), 12);
     await recordHistory('batch-diamond', handle);
   }, 120_000);
 
@@ -137,6 +188,34 @@ describe('control', () => {
     expect(result.tasks.find((t) => t.id === 'a')).toMatchObject({ status: 'completed', attempts: 2 });
     expect(result.tasks.find((t) => t.id === 'b')).toMatchObject({ status: 'completed', attempts: 1 });
   }, 120_000);
+
+  test('a re-run starts with the answers its earlier run was given', async () => {
+    const told = (request: RecordedRequest) => systemText(request).includes('Q: Which database?\nA: Postgres');
+    const asksThenFails = byTurn([{ toolCalls: [{ name: 'raise_blocker', input: { question: 'Which database?' } }] }, fails]);
+    harness.fake.setResponder(
+      byTask({
+        'Task ask': (request) => (told(request) ? done(request) : asksThenFails(request)),
+        'Task hold': byTurn([{ toolCalls: [{ name: 'raise_blocker', input: { question: 'Hold on?' } }] }, { text: 'done' }]),
+      }),
+    );
+    const since = harness.fake.requests.length;
+    const handle = await startBatch({ workspace: makeGitRepo(), tasks: [task('ask'), task('hold')] });
+    const child = harness.temporal.client.workflow.getHandle(`${handle.workflowId}/ask`);
+    await waitForBlockers(child);
+    await child.signal(answerBlockerSignal, { answer: 'Postgres' });
+    await waitForBatch(handle, (s) => s.counts.failed === 1);
+    await handle.signal(retryTaskSignal, { taskId: 'ask' });
+    const state = await waitForBatch(handle, (s) => s.tasks.find((t) => t.id === 'ask')!.status === 'completed');
+    expect(state.tasks.find((t) => t.id === 'ask')!.answers).toEqual([{ question: 'Which database?', answer: 'Postgres' }]);
+    await harness.temporal.client.workflow.getHandle(`${handle.workflowId}/hold`).signal(answerBlockerSignal, { answer: 'go' });
+    const result = (await handle.result()) as BatchResult;
+    expect(result.tasks.find((t) => t.id === 'ask')).toMatchObject({ status: 'completed', attempts: 2 });
+
+    const firstRequestOfEachRun = requestsOf('Task ask', since).filter((request) => request.body.messages.length === 1);
+    expect(firstRequestOfEachRun).toHaveLength(2);
+    expect(systemText(firstRequestOfEachRun[0])).not.toContain('Questions already answered');
+    expect(systemText(firstRequestOfEachRun[1])).toContain('## Questions already answered by a human\nQ: Which database?\nA: Postgres');
+  }, 120_000);
 });
 
 describe('blocked children', () => {
@@ -194,5 +273,53 @@ describe('worktrees', () => {
     expect(loser).toBeDefined();
     expect(fileOnBranch(repo, result.integrationBranch!, 'value.txt')).toMatch(/^value = [23]\n/);
     await recordHistory('batch-merge-conflict-retry', handle);
+  }, 120_000);
+
+  test('a conflict a human resolves in the integration branch, answered "resolved", merges without re-running the task', async () => {
+    const editValue = (to: string) => byTurn([{ toolCalls: [{ name: 'edit_file', input: { path: 'value.txt', edits: [{ search: 'value = 1', replace: `value = ${to}` }] } }] }, { text: 'done' }]);
+    harness.fake.setResponder(byTask({ 'Task first': editValue('2'), 'Task second': editValue('3') }));
+    const since = harness.fake.requests.length;
+    const repo = makeGitRepo({ 'value.txt': 'value = 1\n' });
+    const handle = await startBatch({ workspace: repo, tasks: [task('first'), task('second')] });
+    const [blocker] = (await waitForBatch(handle, (s) => s.openBlockers.length === 1)).openBlockers;
+    const [, loser, branch, integrationPath] = /^Merging task (\S+) \((\S+)\)[\s\S]* by merging \S+ in (\S+) and committing/.exec(blocker.question)!;
+
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=human', '-c', 'user.email=human@localhost', ...args], { cwd: integrationPath, stdio: 'pipe' });
+    expect(() => git('merge', '--no-ff', branch)).toThrow();
+    writeFileSync(path.join(integrationPath, 'value.txt'), 'value = 2 + 3\n');
+    git('add', 'value.txt');
+    git('commit', '-q', '--no-edit');
+    await handle.signal(answerBlockerSignal, { answer: 'resolved' });
+
+    const result = (await handle.result()) as BatchResult;
+    expect(result.status).toBe('completed');
+    expect(result.tasks.map((t) => [t.id, t.status, t.attempts])).toEqual([
+      ['first', 'completed', 1],
+      ['second', 'completed', 1],
+    ]);
+    expect(result.tasks.find((t) => t.id === loser)!.endedAt).toBeDefined();
+    expect(fileOnBranch(repo, result.integrationBranch!, 'value.txt')).toBe('value = 2 + 3\n');
+    for (const id of ['first', 'second']) expect(requestsOf(`Task ${id}`, since)).toHaveLength(2);
+    const state = await handle.query(getBatchStateQuery);
+    expect(state.openBlockers).toEqual([]);
+    expect(state.answeredBlockers).toMatchObject([{ id: blocker.id, origin: 'merge-conflict', answer: 'resolved' }]);
+    await recordHistory('batch-merge-conflict-resolved', handle);
+  }, 120_000);
+});
+
+describe('batch ids', () => {
+  test('two nights of a schedule with a long name get their own integration branches', async () => {
+    harness.fake.setResponder(byTask({ 'Task nightly': creates('night.txt', 'night') }));
+    const repo = makeGitRepo();
+    const schedule = `${uniqueName('nightly')}-${'refactor-billing-'.repeat(4)}batch`;
+    const nights: BatchResult[] = [];
+    for (const time of ['2026-11-23T04:00:00Z', '2026-11-24T04:00:00Z']) {
+      const handle = await startBatch({ workspace: repo, tasks: [task('nightly')] }, `${schedule}-${time}`);
+      nights.push((await handle.result()) as BatchResult);
+    }
+    expect(nights.map((night) => night.batchId.slice(-21))).toEqual(['-2026-11-23T04-00-00Z', '-2026-11-24T04-00-00Z']);
+    expect(nights.map((night) => night.batchId.length)).toEqual([64, 64]);
+    expect(nights[0].integrationBranch).not.toBe(nights[1].integrationBranch);
+    for (const night of nights) expect(fileOnBranch(repo, night.integrationBranch!, 'night.txt')).toBe('night');
   }, 120_000);
 });

@@ -8,6 +8,7 @@ import {
   getExternalWorkflowHandle,
   log,
   ParentClosePolicy,
+  patched,
   proxyActivities,
   setCurrentDetails,
   startChild,
@@ -15,10 +16,12 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { BatchRepo, createActivities, WorkspaceBinding } from '../../activities/index.js';
+import { batchIdFromWorkflowId, legacyBatchIdFromWorkflowId } from '../../shared/batch-id.js';
 import { assertValidDag, type BatchInput, type BatchTask } from '../../shared/batch-input.js';
 import type { BatchResult, BatchStateSnapshot, BatchTaskState, ChildReport } from '../../shared/batch-state.js';
 import { SEARCH_ATTRIBUTES } from '../../shared/constants.js';
 import { emptyUsage } from '../../shared/conversation.js';
+import type { AnsweredQuestion } from '../../shared/prompt.js';
 import type { agentTaskWorkflow } from '../agent-task.js';
 import { BlockerDesk, type DeskCarry } from '../task/blocker-desk.js';
 import { SearchAttributeTracker } from '../task/visibility.js';
@@ -96,7 +99,7 @@ export class BatchRun {
     private readonly input: BatchInput,
     carry?: BatchCarry,
   ) {
-    this.batchId = carry?.batchId ?? input.batchId ?? workflowInfo().workflowId.replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 64);
+    this.batchId = carry?.batchId ?? input.batchId ?? derivedBatchId();
     this.tasks = input.tasks;
     this.states = carry?.states ?? [];
     this.repos = carry?.repos ?? {};
@@ -203,6 +206,7 @@ export class BatchRun {
 
   private async startTask(state: BatchTaskState): Promise<void> {
     const task = this.tasks.find((candidate) => candidate.id === state.id)!;
+    if (state.attempts > 0) await this.collectAnswers(state);
     const { binding, repo } = this.repos[this.workspaceOf(task)];
     const prepared = this.prepared[task.id];
     delete this.prepared[task.id];
@@ -226,6 +230,7 @@ export class BatchRun {
           ...(task.prd === undefined ? {} : { prd: task.prd }),
           ...(task.maxIterations === undefined ? {} : { maxIterations: task.maxIterations }),
           ...(task.complexity === undefined ? {} : { complexity: task.complexity }),
+          ...(state.answers?.length ? { answers: state.answers } : {}),
         },
       ],
       // Children outlive a run of the batch (continue-as-new); cancelling the batch cancels them explicitly.
@@ -235,6 +240,7 @@ export class BatchRun {
       staticDetails: task.description,
     });
     state.startedAt = workflowNow();
+    state.finishedAt = undefined;
     state.blockedOn = undefined;
     // The child reports its own end by signal; this catches the ends it cannot report (terminated, timed out).
     child.result().then(
@@ -245,6 +251,20 @@ export class BatchRun {
         }
       },
     );
+  }
+
+  /**
+   * Before a re-run (`retryTask`, or 'retry' on a merge conflict): what humans answered the earlier runs, so the new
+   * run does not ask again. Reading them is best effort; a re-run without them is still a re-run.
+   */
+  private async collectAnswers(state: BatchTaskState): Promise<void> {
+    if (!patched('batch-rerun-keeps-answers')) return;
+    try {
+      const answered = await setup.readAnsweredQuestions.executeWithOptions({ summary: `answers given to ${state.id}` }, [state.childWorkflowId]);
+      state.answers = withoutRepeats([...(state.answers ?? []), ...answered]);
+    } catch (error) {
+      log.warn('re-running without the earlier answers', { taskId: state.id, error: String(error) });
+    }
   }
 
   /** Child reports arrive by signal; they are queued and handled one at a time by the main loop. */
@@ -268,6 +288,7 @@ export class BatchRun {
   private async handle({ taskId, report }: InboxItem): Promise<void> {
     const state = this.states.find((candidate) => candidate.id === taskId)!;
     if (state.status !== 'running' || report.kind !== 'finished') return;
+    state.finishedAt = workflowNow();
     state.iterations = report.iterations;
     state.usage = report.usage;
     state.costUsd = report.costUsd;
@@ -477,4 +498,25 @@ export class BatchRun {
       runs: this.runs,
     };
   }
+}
+
+/**
+ * The batch id of a batch started without one. Ids past 64 characters used to lose their end (a schedule's time);
+ * runs that started before keep the id they have.
+ */
+function derivedBatchId(): string {
+  const { workflowId } = workflowInfo();
+  const derived = batchIdFromWorkflowId(workflowId);
+  const legacy = legacyBatchIdFromWorkflowId(workflowId);
+  return derived === legacy || patched('batch-id-keeps-suffix') ? derived : legacy;
+}
+
+function withoutRepeats(answers: AnsweredQuestion[]): AnsweredQuestion[] {
+  const seen = new Set<string>();
+  return answers.filter(({ question, answer }) => {
+    const key = JSON.stringify([question, answer]);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }

@@ -1,0 +1,37 @@
+/** A batch id names its git branches and worktree directories, and keeps to the 64 characters `batchId` allows. */
+export const MAX_BATCH_ID_LENGTH = 64;
+
+/**
+ * The time a Temporal Schedule appends to the workflow ids it starts (`<schedule id>-<RFC 3339 time>`), once the
+ * colons are replaced.
+ */
+const SCHEDULED_TIME_SUFFIX = /-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\dZ$/;
+
+const safeCharacters = (workflowId: string) => workflowId.replace(/[^A-Za-z0-9._-]/g, '-');
+
+/**
+ * The batch id of a batch started without one, from its workflow id. A long id is cut in the middle, never at its
+ * end: a scheduled run keeps its scheduled time whole (the schedule's name is what gets shorter), and any other id
+ * keeps a fingerprint of the whole id. Either way two runs never share an integration branch.
+ */
+export function batchIdFromWorkflowId(workflowId: string): string {
+  const safe = safeCharacters(workflowId);
+  if (safe.length <= MAX_BATCH_ID_LENGTH) return safe;
+  const suffix = SCHEDULED_TIME_SUFFIX.exec(safe)?.[0] ?? `-${fingerprint(workflowId)}`;
+  return safe.slice(0, MAX_BATCH_ID_LENGTH - suffix.length) + suffix;
+}
+
+/** How batch ids were derived before: the first 64 characters. Runs started then keep their branches. */
+export function legacyBatchIdFromWorkflowId(workflowId: string): string {
+  return safeCharacters(workflowId).slice(0, MAX_BATCH_ID_LENGTH);
+}
+
+/** FNV-1a, 32 bits, as 8 hex digits: deterministic, and needs nothing a workflow may not import. */
+function fingerprint(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < text.length; index++) {
+    hash ^= text.charCodeAt(index);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0).toString(16).padStart(8, '0');
+}
