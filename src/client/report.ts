@@ -3,6 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common/lib/time.js';
 import type { BatchResult } from '../shared/batch-state.js';
 import { SEARCH_ATTRIBUTES } from '../shared/constants.js';
+import { totalTokens } from '../shared/conversation.js';
 import type { TaskResult } from '../shared/task-state.js';
 import { getBatchStateQuery } from '../workflows/messages.js';
 import { CliError, emit, formatDuration, formatNumber, type OutputOptions } from './output.js';
@@ -30,7 +31,7 @@ export interface Report {
   rows: ReportRow[];
 }
 
-const tokensOf = (usage?: TaskResult['usage']) => (usage ? usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens : 0);
+const tokensOf = (usage?: TaskResult['usage']) => (usage ? totalTokens(usage) : 0);
 
 /**
  * The morning view: every task and batch that ran in the window or is still open, from visibility (who) and each

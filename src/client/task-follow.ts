@@ -1,3 +1,4 @@
+import { totalTokens } from '../shared/conversation.js';
 import type { TaskStateSnapshot } from '../shared/task-state.js';
 import { emit, formatNumber, type OutputOptions } from './output.js';
 import { pause, Progress } from './progress.js';
@@ -41,7 +42,7 @@ export async function followTask(workflowId: string, options: OutputOptions): Pr
 }
 
 function statusLine(state: TaskStateSnapshot): string {
-  const tokens = state.usage.inputTokens + state.usage.outputTokens + state.usage.cacheReadTokens + state.usage.cacheWriteTokens;
+  const tokens = totalTokens(state.usage);
   const blocked = state.openBlockers.length ? ` · WAITING FOR AN ANSWER (${state.openBlockers.map((blocker) => blocker.id).join(', ')})` : '';
   return `${state.status} · ${state.phase} · iteration ${state.iteration}/${state.maxIterations} · ${formatNumber(tokens)} tokens · $${state.costUsd.toFixed(4)}${state.runs > 1 ? ` · run ${state.runs}` : ''}${blocked}`;
 }
