@@ -1,12 +1,13 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { WorkflowFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
 import { describe, expect, test } from 'vitest';
+import { SEARCH_ATTRIBUTES } from '../../src/shared/constants.js';
 import type { TaskResult } from '../../src/shared/task-state.js';
 import { answerBlockerSignal } from '../../src/workflows/messages.js';
 import { waitForBlockers } from '../support/blockers.js';
-import { startFakeMessagesApi } from '../support/fake-messages-api.js';
+import { startFakeMessagesApi, type RecordedRequest } from '../support/fake-messages-api.js';
 import { useTaskHarness } from '../support/task-harness.js';
 import { activityAttempts, scheduledActivities } from '../support/history.js';
 import { recordHistory } from '../support/record-history.js';
@@ -15,6 +16,20 @@ import { makeWorkspace } from '../support/workspace.js';
 
 const harness = useTaskHarness('agent-task');
 const start = (input: Record<string, unknown>) => harness.start(input);
+
+const EPHEMERAL = { type: 'ephemeral' };
+
+/** Everything a request sent as its prompt, cached or not. */
+const promptTokens = ({ usage }: RecordedRequest) => usage!.input_tokens + usage!.cache_read_input_tokens + usage!.cache_creation_input_tokens;
+
+/** The `CodeloopPhase` values the workflow upserted, in order. */
+async function upsertedPhases(handle: WorkflowHandle): Promise<string[]> {
+  return ((await handle.fetchHistory()).events ?? [])
+    .map((event) => event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.[SEARCH_ATTRIBUTES.phase])
+    .filter((payload) => payload !== undefined && payload !== null)
+    .map((payload) => defaultPayloadConverter.fromPayload<string | string[]>(payload))
+    .map((value) => (Array.isArray(value) ? value[0] : value));
+}
 
 describe('agentTaskWorkflow', () => {
   test('a scripted session creates and edits files, and history reads like a transcript', async () => {
@@ -30,6 +45,7 @@ describe('agentTaskWorkflow', () => {
       { toolCalls: [{ name: 'run_command', input: { command: 'cat app.py' } }] },
       { text: 'Added src/hello.py and switched greet to an f-string.' },
     );
+    const before = harness.fake.requests.length;
     const handle = await start({ title: 'Greeting', description: 'Use f-strings', workspace });
     const result = await handle.result();
 
@@ -42,13 +58,30 @@ describe('agentTaskWorkflow', () => {
       filesChanged: ['app.py', 'src/hello.py'],
       runs: 1,
     });
-    expect(result.usage.inputTokens + result.usage.cacheReadTokens + result.usage.cacheWriteTokens).toBeGreaterThan(0);
+    expect(result.usage.cacheWriteTokens).toBeGreaterThan(0);
+    expect(result.usage.cacheReadTokens).toBeGreaterThan(0);
     expect(result.usage.outputTokens).toBeGreaterThan(0);
     expect(result.elapsedMs).toBeGreaterThan(0);
 
     // The tool results went back to the model: the run_command output reached the final request.
     const last = harness.fake.requests[harness.fake.requests.length - 1].body.messages.at(-1)!;
     expect(JSON.stringify(last.content)).toContain('return f\\"hello {name}\\"');
+
+    const requests = harness.fake.requests.slice(before);
+    expect(requests).toHaveLength(5);
+    for (const [index, { body, stream, usage }] of requests.entries()) {
+      expect(stream).toBe(true);
+      // Breakpoints on the last tool, the system prompt and the conversation's last block, and nowhere else.
+      expect(body.tools!.map((tool) => tool.cache_control)).toEqual([...body.tools!.slice(1).map(() => undefined), EPHEMERAL]);
+      expect(body.system).toEqual([expect.objectContaining({ cache_control: EPHEMERAL })]);
+      const blocks = body.messages.flatMap((message) => message.content as Record<string, unknown>[]);
+      expect(blocks.map((block) => block.cache_control)).toEqual([...blocks.slice(1).map(() => undefined), EPHEMERAL]);
+      // So each request reads back the whole prompt the one before it sent.
+      if (index > 0) expect(usage!.cache_read_input_tokens).toBe(promptTokens(requests[index - 1]));
+    }
+
+    // `cat app.py` is not a test command, so the task stays in editing until it verifies.
+    expect(await upsertedPhases(handle)).toEqual(['starting', 'exploring', 'creating', 'editing', 'verifying', 'done']);
 
     const steps = scheduledActivities(await handle.fetchHistory());
     expect(steps.map((step) => [step.activityType, step.summary])).toEqual([
@@ -107,8 +140,9 @@ describe('agentTaskWorkflow', () => {
         return { thinking: 'Done.', text: 'read it' };
       },
     );
-    const result = await (await start({ description: 'think', workspace: makeWorkspace({ 'a.txt': 'a\n' }) })).result();
-    expect(result).toMatchObject({ status: 'completed', summary: 'read it' });
+    const handle = await start({ description: 'think', workspace: makeWorkspace({ 'a.txt': 'a\n' }) });
+    expect(await handle.result()).toMatchObject({ status: 'completed', summary: 'read it' });
+    await recordHistory('task-thinking-returned', handle);
   });
 
   test('invalid input fails at once with a message naming the field', async () => {
@@ -137,6 +171,26 @@ describe('agentTaskWorkflow', () => {
   });
 });
 
+describe('streaming', () => {
+  test('a turn that streams for longer than the heartbeat timeout finishes in one attempt', async () => {
+    const streamingMs = 20_000;
+    harness.fake.enqueue({ text: 'slow but steady', stallMs: streamingMs });
+    const before = harness.fake.requests.length;
+    const handle = await start({ description: 'slow model', workspace: makeWorkspace() });
+    expect(await handle.result()).toMatchObject({ status: 'completed', summary: 'slow but steady' });
+    expect(harness.fake.requests.slice(before).map((request) => request.stream)).toEqual([true]);
+
+    const history = await handle.fetchHistory();
+    const scheduled = history.events!.find((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel')!;
+    const heartbeatTimeoutMs = Number(scheduled.activityTaskScheduledEventAttributes!.heartbeatTimeout!.seconds) * 1000;
+    expect(heartbeatTimeoutMs).toBeGreaterThan(0);
+    expect(streamingMs).toBeGreaterThan(heartbeatTimeoutMs);
+    // Heartbeats kept the call alive: no timeout, no second attempt.
+    expect(history.events!.some((event) => event.activityTaskTimedOutEventAttributes)).toBe(false);
+    expect(activityAttempts(history)).toEqual([1, 1, 1, 1]);
+  });
+});
+
 describe('credentials', () => {
   test('a 401 fails the model call without a retry and becomes a blocker naming the fix', async () => {
     const wrongKey = await startFakeMessagesApi({ apiKey: 'sk-the-right-key' });
@@ -154,6 +208,7 @@ describe('credentials', () => {
       const error = (await handle.result().catch((caught) => caught)) as WorkflowFailedError;
       expect((error.cause as ApplicationFailure).message).toContain('stopped by a human');
       expect(JSON.stringify(await handle.fetchHistory())).not.toContain('sk-wrong');
+      await recordHistory('task-credentials-rejected', handle);
     } finally {
       await authWorkers.stop();
       await wrongKey.close();

@@ -1,6 +1,9 @@
 import { readdirSync } from 'node:fs';
+import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startDevServer, type DevServer } from '../../src/server/dev-server.js';
+import { addUsage } from '../../src/shared/conversation.js';
+import { costOf } from '../../src/shared/pricing.js';
 import { agentTaskWorkflow } from '../../src/workflows/index.js';
 import { answerBlockerSignal, getStateQuery } from '../../src/workflows/messages.js';
 import { waitForBlockers } from '../support/blockers.js';
@@ -27,6 +30,10 @@ beforeAll(async () => {
 
 const systemText = (index: number) => JSON.stringify(fake.requests[index].body.system);
 
+/** The names of the signals one run received. */
+const signalsIn = async (run: WorkflowHandle) =>
+  ((await run.fetchHistory()).events ?? []).flatMap((event) => event.workflowExecutionSignaledEventAttributes?.signalName ?? []);
+
 test('a blocker answered before continue-as-new is still in the prompt after it', async () => {
   const creates: ScriptedTurn[] = Array.from({ length: 12 }, (_, index) => ({
     toolCalls: [{ name: 'create_file', input: { path: `f${index}.txt`, content: 'x' } }],
@@ -48,6 +55,11 @@ test('a blocker answered before continue-as-new is still in the prompt after it'
     const qa = 'Q: Which license?\\nA: MIT';
     expect(systemText(before)).not.toContain(qa);
     expect(systemText(fake.requests.length - 1)).toContain(qa);
+    // The first run is the one that was blocked and answered; the latest only carries the answer.
+    const firstRun = temporal.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId);
+    expect(await signalsIn(firstRun)).toEqual([answerBlockerSignal.name]);
+    expect(await signalsIn(handle)).toEqual([]);
+    await recordHistory('task-blocker-before-continue-as-new-first-run', handle, handle.firstExecutionRunId);
     await recordHistory('task-blocker-before-continue-as-new', handle);
   } finally {
     await workers.stop();
@@ -70,6 +82,7 @@ test('continue-as-new carries the conversation and counters, and the task finish
   const workers = await startWorkers(temporal, { taskQueue, env: modelEnv(fake) });
   try {
     const workspace = makeWorkspace();
+    const before = fake.requests.length;
     const handle = await temporal.client.workflow.start(agentTaskWorkflow, {
       args: [{ description: 'write files', workspace }],
       taskQueue,
@@ -91,6 +104,20 @@ test('continue-as-new carries the conversation and counters, and the task finish
     const last = fake.requests.at(-1)!.body;
     expect(last.messages).toHaveLength(2 * iterations - 1);
     expect(fake.problems).toEqual([]);
+
+    // Spend travels too: the totals are every run's calls, as the model reported them, not the last run's.
+    const calls = fake.requests.slice(before).map(({ body, usage }) => ({
+      model: body.model,
+      usage: {
+        inputTokens: usage!.input_tokens,
+        outputTokens: usage!.output_tokens,
+        cacheReadTokens: usage!.cache_read_input_tokens,
+        cacheWriteTokens: usage!.cache_creation_input_tokens,
+      },
+    }));
+    expect(calls).toHaveLength(iterations);
+    expect(result.usage).toEqual(calls.map(({ usage }) => usage).reduce(addUsage));
+    expect(result.costUsd).toBeCloseTo(calls.reduce((sum, { usage, model }) => sum + costOf(usage, model), 0), 12);
 
     // The latest run answers getState with the carried counters; the first run handed over to a second.
     const state = await handle.query(getStateQuery);

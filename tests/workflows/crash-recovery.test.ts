@@ -1,5 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { chmodSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { temporal as proto } from '@temporalio/proto';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { agentTaskWorkflow } from '../../src/workflows/index.js';
 import { byTurn, startFakeMessagesApi, type FakeMessagesApi, type ScriptedTurn } from '../support/fake-messages-api.js';
@@ -13,7 +14,28 @@ import { makeWorkspace, snapshotTree } from '../support/workspace.js';
  * an uninterrupted run. The second edit's replacement contains its own search text, so applying it twice would
  * show as a duplicated line.
  */
-const seed = { 'app.py': 'x = 1\nprint(x)\n' };
+const seed = { 'app.py': 'x = 1\nprint(x)\n', '.venv/bin/ruff': '#!/bin/sh\nsleep 2\n' };
+
+/**
+ * The workspace's own (slow) linter runs after each edit is written, so a kill right after the write lands while
+ * the edit activity is still open: its retry has to find the edit already in place.
+ */
+function seedWorkspace(): string {
+  const workspace = makeWorkspace(seed);
+  chmodSync(path.join(workspace, '.venv/bin/ruff'), 0o755);
+  return workspace;
+}
+
+/** The attempt each run of one activity type took, in schedule order. */
+function attemptsOf(history: proto.api.history.v1.IHistory, activityType: string): number[] {
+  const events = history.events ?? [];
+  const typeOf = new Map(events.map((event) => [Number(event.eventId), event.activityTaskScheduledEventAttributes?.activityType?.name]));
+  return events
+    .map((event) => event.activityTaskStartedEventAttributes)
+    .filter((started) => started && typeOf.get(Number(started.scheduledEventId)) === activityType)
+    .map((started) => started!.attempt ?? 1);
+}
+
 const edit = (search: string, replace: string): ScriptedTurn => ({
   toolCalls: [{ name: 'edit_file', input: { path: 'app.py', edits: [{ search, replace }] } }],
 });
@@ -46,7 +68,7 @@ beforeAll(async () => {
   const workers = await startWorkers(temporal, { taskQueue, env: modelEnv(fake) });
   try {
     fake.setResponder(turns());
-    const workspace = makeWorkspace(seed);
+    const workspace = seedWorkspace();
     await temporal.client.workflow.execute(agentTaskWorkflow, {
       args: [{ description: 'edit app', workspace }],
       taskQueue,
@@ -68,7 +90,7 @@ async function runWithCrash(crashWhen: (workspace: string) => boolean, stallOnTu
   const taskQueue = uniqueName('crash');
   const env = { ...modelEnv(fake), CODELOOP_TASK_QUEUE: taskQueue, CODELOOP_HOST_ID: 'crash-host' };
   fake.setResponder(turns(stallOnTurn));
-  const workspace = makeWorkspace(seed);
+  const workspace = seedWorkspace();
   const first = await spawnWorker(env);
   const handle = await temporal.client.workflow.start(agentTaskWorkflow, {
     args: [{ description: 'edit app', workspace }],
@@ -85,15 +107,17 @@ async function runWithCrash(crashWhen: (workspace: string) => boolean, stallOnTu
   try {
     const result = await handle.result();
     await recordHistory(`task-crash-${stallOnTurn === undefined ? 'after-edit' : 'during-model-call'}`, handle);
-    return { result, workspace };
+    return { result, workspace, history: await handle.fetchHistory() };
   } finally {
     await second.stop();
   }
 }
 
 test('a worker killed right after a file edit is replaced, and no edit is applied twice', async () => {
-  const { result, workspace } = await runWithCrash((dir) => readFileSync(path.join(dir, 'app.py'), 'utf8').includes('y = 2'));
+  const { result, workspace, history } = await runWithCrash((dir) => readFileSync(path.join(dir, 'app.py'), 'utf8').includes('y = 2'));
   expect(result).toMatchObject({ status: 'completed', iterations: 5, filesChanged: ['NOTES.md', 'app.py'] });
+  // The edit that was written when the worker died ran again on the new worker, and the file still has it once.
+  expect(attemptsOf(history, 'editFile')).toEqual([2, 1]);
   expect(snapshotTree(workspace)).toEqual(expected);
 }, 120_000);
 

@@ -1,32 +1,55 @@
-import { existsSync, realpathSync } from 'node:fs';
+import { lstatSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { refuse } from './tool-outcome.js';
 
 export interface WorkspacePath {
-  /** Real absolute path (symlinks resolved as far as the path exists). */
+  /** Real absolute path (symlinks resolved, dangling ones included). */
   absolute: string;
   /** Path relative to the workspace root, with forward slashes. */
   relative: string;
 }
 
+/** Linux's own limit on symlinks followed in one lookup (`MAXSYMLINKS`). */
+const MAX_SYMLINKS = 40;
+
 /**
  * Resolves a model-supplied path inside the workspace. The check runs on the real path, so `..`, absolute paths
  * and symlinks that lead outside are all refused the same way. A path that does not exist yet (a new file) is
- * checked through its nearest existing ancestor.
+ * checked through its nearest existing ancestor, and a symlink whose target does not exist is checked by where it
+ * points: a write through it would land there.
  */
 export function resolveInWorkspace(workspace: string, requested: string): WorkspacePath {
   const root = realpathSync(workspace);
-  const candidate = path.resolve(root, requested);
-  let existing = candidate;
-  const missing: string[] = [];
-  while (!existsSync(existing)) {
-    missing.unshift(path.basename(existing));
-    existing = path.dirname(existing);
-  }
-  const real = path.join(realpathSync(existing), ...missing);
+  const real = realPath(path.resolve(root, requested), requested);
   const relative = path.relative(root, real);
   if (relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) {
     refuse(`path ${requested} is outside the workspace; use a path relative to the workspace root`);
   }
   return { absolute: real, relative: relative.split(path.sep).join('/') || '.' };
+}
+
+/** `realpath` for paths that may not exist, following dangling symlinks by reading them (`lstat` + `readlink`). */
+function realPath(candidate: string, requested: string, followed = 0): string {
+  let existing = candidate;
+  let entry = entryAt(existing);
+  const missing: string[] = [];
+  while (!entry) {
+    missing.unshift(path.basename(existing));
+    existing = path.dirname(existing);
+    entry = entryAt(existing);
+  }
+  if (!entry.isSymbolicLink()) return path.join(realpathSync(existing), ...missing);
+  if (followed >= MAX_SYMLINKS) refuse(`path ${requested} goes through more than ${MAX_SYMLINKS} symlinks`);
+  // Everything above `existing` exists (lstat reached it), so its directory resolves; the link's target may not.
+  const target = path.resolve(realpathSync(path.dirname(existing)), readlinkSync(existing));
+  return realPath(path.join(target, ...missing), requested, followed + 1);
+}
+
+/** The entry itself (a link is not followed), or `undefined` when the path cannot be reached (ENOENT, ENOTDIR, ELOOP). */
+function entryAt(file: string): Stats | undefined {
+  try {
+    return lstatSync(file);
+  } catch {
+    return undefined;
+  }
 }

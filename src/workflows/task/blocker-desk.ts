@@ -25,8 +25,15 @@ export interface DeskCarry {
 
 export type WaitOutcome = { answered: true; answer: string } | { answered: false };
 
-/** How many closed blockers and rejected answers travel across continue-as-new. */
+/** How many closed operational blockers and rejected answers travel across continue-as-new. */
 const KEEP_CLOSED = 50;
+
+/**
+ * Origins whose answers are facts about the task: they join the prompt and must outlive every continue-as-new.
+ * The rest (approvals, budgets, credential retries…) only unblocked one step, so the oldest of them may be dropped.
+ */
+const REQUIREMENT_ORIGINS: ReadonlySet<BlockerOrigin> = new Set(['agent', 'final-question']);
+const isAnsweredQuestion = (blocker: Blocker) => blocker.status === 'answered' && REQUIREMENT_ORIGINS.has(blocker.origin);
 
 const isoNow = () => new Date(workflowNow()).toISOString();
 
@@ -94,9 +101,15 @@ export class BlockerDesk {
     return this.blockers.filter((blocker) => blocker.status === 'answered');
   }
 
+  /** Every open blocker and answered question, and the latest closed operational blockers, in the order asked. */
   carry(): DeskCarry {
-    const closed = this.blockers.filter((blocker) => blocker.status !== 'open').slice(-KEEP_CLOSED);
-    return { blockers: [...closed, ...this.open()], rejected: this.rejected.slice(-KEEP_CLOSED), nextId: this.nextId };
+    const operational = this.blockers.filter((blocker) => blocker.status !== 'open' && !isAnsweredQuestion(blocker));
+    const dropped = new Set(operational.slice(0, -KEEP_CLOSED));
+    return {
+      blockers: this.blockers.filter((blocker) => !dropped.has(blocker)),
+      rejected: this.rejected.slice(-KEEP_CLOSED),
+      nextId: this.nextId,
+    };
   }
 
   private check(payload: unknown): { blocker: Blocker; answer: string } | { reason: string } {

@@ -90,3 +90,39 @@ test('firstFailure: at most 50 lines of traceback', () => {
   const output = ['FAIL src/a.test.ts > adds', ...Array.from({ length: 200 }, (_, index) => `  at frame ${index}`)].join('\n');
   expect(firstFailure(output).split('\n').length).toBeLessThanOrEqual(50);
 });
+
+test('run_tests: with several failures, only the first shows, its traceback cut to 50 lines; verbose shows all', async () => {
+  const workspace = makeWorkspace({
+    'pyproject.toml': '',
+    'test_calc.py': [
+      'def descend(depth):',
+      '    assert depth > 0, "bottomed out"',
+      '    return descend(depth - 1)',
+      '',
+      'def test_passes_quietly():',
+      '    print("output of a passing test")',
+      '',
+      'def test_deep_failure():',
+      '    descend(80)',
+      '',
+      'def test_second_failure():',
+      '    assert 1 == 2',
+      '',
+    ].join('\n'),
+  });
+  const result = await runWorkspaceTests(shell, workspace, {});
+  expect(result.isError).toBe(true);
+  expect(result.content).toContain('test_deep_failure');
+  expect(result.content).not.toContain('test_second_failure');
+  expect(result.content).not.toContain('test_passes_quietly');
+  expect(result.content).not.toContain('output of a passing test');
+  expect(result.content).toContain('2 failed, 1 passed');
+  // Between the command's two header lines and the "…" before the summary: the first traceback, cut at 50 of its ~250 lines.
+  const lines = result.content.split('\n');
+  const traceback = lines.slice(2, lines.indexOf('…'));
+  expect(traceback[0]).toMatch(/^_+ test_deep_failure _+$/);
+  expect(traceback).toHaveLength(50);
+
+  const verbose = await runWorkspaceTests(shell, workspace, { verbose: true });
+  expect(verbose.content).toContain('test_second_failure');
+}, 30_000);

@@ -43,3 +43,27 @@ test('symlinks that stay inside are followed', () => {
   symlinkSync(path.join(workspace, 'real'), path.join(workspace, 'other/alias'));
   expect(resolveInWorkspace(workspace, 'other/alias/a.txt').relative).toBe('real/a.txt');
 });
+
+test('dangling symlinks are judged by where they point, since a write through them would land there', () => {
+  const workspace = makeWorkspace();
+  const elsewhere = makeWorkspace();
+  symlinkSync(path.join(elsewhere, 'missing.txt'), path.join(workspace, 'escape.txt'));
+  symlinkSync(path.join(elsewhere, 'missing-dir'), path.join(workspace, 'escape-dir'));
+  symlinkSync('../../outside.txt', path.join(workspace, 'relative-escape.txt'));
+  symlinkSync('escape.txt', path.join(workspace, 'chain.txt'));
+  expect(() => resolveInWorkspace(workspace, 'escape.txt')).toThrow(outside);
+  expect(() => resolveInWorkspace(workspace, 'escape-dir/new.txt')).toThrow(outside);
+  expect(() => resolveInWorkspace(workspace, 'relative-escape.txt')).toThrow(outside);
+  expect(() => resolveInWorkspace(workspace, 'chain.txt')).toThrow(outside);
+
+  symlinkSync('later/target.txt', path.join(workspace, 'inside.txt'));
+  expect(resolveInWorkspace(workspace, 'inside.txt').relative).toBe('later/target.txt');
+});
+
+test('a symlink loop is refused instead of followed forever', () => {
+  const workspace = makeWorkspace();
+  symlinkSync('ping', path.join(workspace, 'pong'));
+  symlinkSync('pong', path.join(workspace, 'ping'));
+  expect(() => resolveInWorkspace(workspace, 'ping')).toThrow(/more than 40 symlinks/);
+  expect(() => resolveInWorkspace(workspace, 'ping/x.txt')).toThrow(ToolRefusal);
+});
