@@ -46,21 +46,24 @@ export async function runWorkspaceTests(shell: WorkspaceShell, workspace: string
 }
 
 /**
- * The first failure in pytest, vitest, jest or node:test output, plus the runner's summary line. Falls back to the
- * output's tail when no failure marker is recognised.
+ * Where each runner's failure report starts, most specific first: pytest's `___ test ___` header, jest's `●`,
+ * vitest's `FAIL file > test`, TAP's `not ok` (node:test), then any failure mark in a result list.
+ */
+const FAILURE_STARTS = [/^_{3,} .+ _{3,}$/, /^\s*●\s/, /^\s*FAIL\s.*\s>\s/, /^\s*not ok\s/, /(^|\s)(FAIL|✗|×|✕)\s/];
+
+/**
+ * The first failure in pytest, vitest, jest or node:test output, up to where the next failure (or pytest's closing
+ * rule) starts and at most 50 lines, plus the runner's summary line. Falls back to the output's tail when no failure
+ * marker is recognised.
  */
 export function firstFailure(output: string): string {
   const lines = output.split(/\r?\n/);
-  const pytestHeader = lines.findIndex((line) => /^_{3,} .+ _{3,}$/.test(line));
-  let start = pytestHeader;
-  if (start === -1) start = lines.findIndex((line) => /(^|\s)(FAIL|✗|×|✕|not ok)\s/.test(line) || /^\s*●\s/.test(line));
+  const marker = FAILURE_STARTS.find((pattern) => lines.some((line) => pattern.test(line)));
   const summary = lines.filter((line) => /\b\d+ (failed|passed)\b|Tests?:?\s+\d+ failed|# fail \d+/.test(line)).slice(-2);
-  if (start === -1) return [...lines.slice(-TRACEBACK_LINES)].join('\n');
-  let end = Math.min(lines.length, start + TRACEBACK_LINES);
-  if (pytestHeader !== -1) {
-    const next = lines.findIndex((line, index) => index > start && /^_{3,} .+ _{3,}$|^={3,}/.test(line));
-    if (next !== -1) end = Math.min(end, next);
-  }
+  if (!marker) return [...lines.slice(-TRACEBACK_LINES)].join('\n');
+  const start = lines.findIndex((line) => marker.test(line));
+  const next = lines.findIndex((line, index) => index > start && (marker.test(line) || /^={3,}/.test(line)));
+  const end = Math.min(next === -1 ? lines.length : next, start + TRACEBACK_LINES);
   return [...lines.slice(start, end), ...(summary.length ? ['…', ...summary] : [])].join('\n');
 }
 

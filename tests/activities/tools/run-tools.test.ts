@@ -52,12 +52,16 @@ test('run_tests: detects npm test and pytest', () => {
 test('run_tests: a failing node suite shows the first failure, not everything', async () => {
   const workspace = makeWorkspace({
     'package.json': JSON.stringify({ scripts: { test: 'node --test' } }),
-    'a.test.mjs': "import test from 'node:test';\nimport assert from 'node:assert';\ntest('adds', () => assert.strictEqual(1 + 1, 3));\ntest('ok', () => {});\n",
+    'a.test.mjs':
+      "import test from 'node:test';\nimport assert from 'node:assert';\ntest('adds', () => assert.strictEqual(1 + 1, 3));\n" +
+      "test('ok', () => {});\ntest('subtracts', () => assert.strictEqual(2 - 1, 5));\n",
   });
   const result = await runWorkspaceTests(shell, workspace, {});
   expect(result.isError).toBe(true);
-  expect(result.content).toContain('adds');
-  expect(result.content.split('\n').length).toBeLessThanOrEqual(56);
+  expect(result.content).toContain('not ok 1 - adds');
+  expect(result.content).toContain('2 !== 3');
+  expect(result.content).not.toContain('subtracts');
+  expect(result.content).toContain('# fail 2');
   const passing = makeWorkspace({
     'package.json': JSON.stringify({ scripts: { test: 'node --test' } }),
     'b.test.mjs': "import test from 'node:test';\ntest('ok', () => {});\n",
@@ -84,6 +88,25 @@ test('firstFailure: pytest output yields the first failing test and the summary'
   expect(failure).toContain('E       assert 2 == 3');
   expect(failure).not.toContain('test_divide');
   expect(failure).toContain('2 failed, 3 passed');
+});
+
+test('firstFailure: vitest output yields the first failure block, not the next', () => {
+  const output = [
+    ' ❯ math.test.ts (2 tests | 2 failed)',
+    '   × adds',
+    '   × subtracts',
+    '⎯⎯⎯ Failed Tests 2 ⎯⎯⎯',
+    ' FAIL  math.test.ts > adds',
+    'AssertionError: expected 2 to be 3',
+    ' ❯ math.test.ts:3:20',
+    ' FAIL  math.test.ts > subtracts',
+    'AssertionError: expected 1 to be 5',
+    '      Tests  2 failed (2)',
+  ].join('\n');
+  const failure = firstFailure(output);
+  expect(failure).toContain('FAIL  math.test.ts > adds\nAssertionError: expected 2 to be 3\n ❯ math.test.ts:3:20');
+  expect(failure).not.toContain('expected 1 to be 5');
+  expect(failure).toContain('Tests  2 failed (2)');
 });
 
 test('firstFailure: at most 50 lines of traceback', () => {
