@@ -53,7 +53,7 @@ const FAILURE_STARTS = [/^_{3,} .+ _{3,}$/, /^\s*●\s/, /^\s*FAIL\s.*\s>\s/, /^
 
 /**
  * The first failure in pytest, vitest, jest or node:test output, up to where the next failure (or pytest's closing
- * rule) starts and at most 50 lines, plus the runner's summary line. Falls back to the output's tail when no failure
+ * rule, or TAP's next subtest) starts and at most 50 lines, plus the runner's summary line. Falls back to the output's tail when no failure
  * marker is recognised.
  */
 export function firstFailure(output: string): string {
@@ -62,7 +62,7 @@ export function firstFailure(output: string): string {
   const summary = lines.filter((line) => /\b\d+ (failed|passed)\b|Tests?:?\s+\d+ failed|# fail \d+/.test(line)).slice(-2);
   if (!marker) return [...lines.slice(-TRACEBACK_LINES)].join('\n');
   const start = lines.findIndex((line) => marker.test(line));
-  const next = lines.findIndex((line, index) => index > start && (marker.test(line) || /^={3,}/.test(line)));
+  const next = lines.findIndex((line, index) => index > start && (marker.test(line) || /^={3,}|^\s*# Subtest:/.test(line)));
   const end = Math.min(next === -1 ? lines.length : next, start + TRACEBACK_LINES);
   return [...lines.slice(start, end), ...(summary.length ? ['…', ...summary] : [])].join('\n');
 }
