@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from 'vitest';
 import { runProcess } from '../../src/activities/process/run-process.js';
+import { createToolActivities } from '../../src/activities/tools/index.js';
 import type { WorkspaceShell } from '../../src/activities/tools/run-command.js';
 import { lintFile } from '../../src/activities/verification/lint.js';
 import { ensureRuff } from '../support/ruff.js';
@@ -50,4 +51,44 @@ test('JavaScript, JSON and YAML', async () => {
   expect((await lintFile(shell, workspace, 'd.yaml'))?.errors).toBeDefined();
   expect(await lintFile(shell, workspace, 'e.yaml')).toEqual({ linter: 'YAML parse' });
   expect(await lintFile(shell, workspace, 'notes.md')).toBeUndefined();
+});
+
+/** A workspace with an eslint config and a stand-in `node_modules/.bin/eslint` running `script` (sh). */
+function eslintWorkspace(script: string, files: Record<string, string> = {}): string {
+  const workspace = makeWorkspace({ 'eslint.config.js': 'export default [];\n', ...files });
+  const eslint = path.join(workspace, 'node_modules/.bin/eslint');
+  mkdirSync(path.dirname(eslint), { recursive: true });
+  writeFileSync(eslint, `#!/bin/sh\n${script}\n`);
+  chmodSync(eslint, 0o755);
+  return workspace;
+}
+
+test("JavaScript with the workspace's eslint and config: --fix on the file, then what is left", async () => {
+  // Like eslint: report an unused variable and exit 1, or print nothing and exit 0.
+  const workspace = eslintWorkspace(
+    [
+      'echo "$@" > eslint-args.txt',
+      'grep -q unused "$2" || exit 0',
+      'printf "%s\\n" "$PWD/$2" "  1:7  error  \'unused\' is assigned a value but never used  no-unused-vars" "" "1 problem (1 error, 0 warnings)"',
+      'exit 1',
+    ].join('\n'),
+    { 'bad.js': 'const unused = 1;\n', 'good.js': 'export const used = 1;\n' },
+  );
+  const bad = await lintFile(shell, workspace, 'bad.js');
+  expect(bad?.linter).toBe('eslint');
+  expect(bad?.errors).toBe(`${workspace}/bad.js\n  1:7  error  'unused' is assigned a value but never used  no-unused-vars\n\n1 problem (1 error, 0 warnings)`);
+  expect(readFileSync(path.join(workspace, 'eslint-args.txt'), 'utf8')).toBe('--fix bad.js\n');
+  expect(await lintFile(shell, workspace, 'good.js')).toEqual({ linter: 'eslint', errors: undefined });
+});
+
+test('lint output past 2,000 chars is cut, and the tool result carries it under "LINT ERRORS (must fix)"', async () => {
+  const report = Array.from({ length: 100 }, (_, n) => `app.js:${n + 1}:1  error  line ${n + 1} breaks a rule  rule-${n}`).join('\n');
+  expect(report.length).toBeGreaterThan(4_000);
+  const workspace = eslintWorkspace('cat lint-report.txt; exit 1', { 'lint-report.txt': `${report}\n` });
+  const tools = createToolActivities({ shell });
+  const outcome = await tools.createFile({ workspace, input: { path: 'app.js', content: 'export const x = 1;\n' } });
+  const capped = `${report.slice(0, 2_000)}\n… [truncated: ${report.length - 2_000} more characters]`;
+  expect(outcome.lintErrors).toBe(capped);
+  expect(outcome.content).toBe(`created app.js (1 lines)\n\nLINT ERRORS (must fix) from eslint:\n${capped}`);
+  expect(outcome.isError).toBe(false);
 });

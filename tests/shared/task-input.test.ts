@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { expect, test } from 'vitest';
-import { parseTaskInput } from '../../src/shared/task-input.js';
+import { iterationBudget, parseTaskInput } from '../../src/shared/task-input.js';
 
 test('defaults are filled and the title comes from the description when missing', () => {
   const input = parseTaskInput({ description: 'Add a delete command\nwith confirmation', workspace: '/tmp/x' });
@@ -21,4 +21,24 @@ test('bad input fails non-retryably, naming every bad field', () => {
   expect(failure.message).toMatch(/description: must describe the task/);
   expect(failure.message).toMatch(/workspace: must be an absolute path/);
   expect(failure.message).toMatch(/maxIterations:/);
+});
+
+test('the default budget scales with complexity: 30 × (1 + (c − 1) × 0.5)', () => {
+  expect([1, 2, 3, 4, 5].map(iterationBudget)).toEqual([30, 45, 60, 75, 90]);
+  expect(parseTaskInput({ description: 'x', workspace: '/tmp/x', complexity: 3 }).maxIterations).toBe(60);
+});
+
+test('an explicit maxIterations wins over complexity', () => {
+  expect(parseTaskInput({ description: 'x', workspace: '/tmp/x', complexity: 5, maxIterations: 12 }).maxIterations).toBe(12);
+});
+
+test('the budget is clamped to 15–100', () => {
+  expect(iterationBudget(0)).toBe(15);
+  expect(iterationBudget(-3)).toBe(15);
+  expect(iterationBudget(7)).toBe(100);
+  expect(iterationBudget(20)).toBe(100);
+});
+
+test('complexity outside 1–5 is bad input', () => {
+  expect(() => parseTaskInput({ description: 'x', workspace: '/tmp/x', complexity: 6 })).toThrow(/complexity/);
 });

@@ -1,6 +1,12 @@
 import { expect, test } from 'vitest';
-import { getStateQuery } from '../../src/workflows/messages.js';
-import { withSummaries } from '../support/fake-messages-api.js';
+import { agentRequests, cacheableText, identicalPrefixShare } from '../../bench/request-prefix.js';
+import { cyclingSession } from '../../bench/scripted-sessions.js';
+import type { WorkflowFailedError } from '@temporalio/client';
+import type { ApplicationFailure } from '@temporalio/common';
+import type { TaskResult } from '../../src/shared/task-state.js';
+import { answerBlockerSignal, getStateQuery } from '../../src/workflows/messages.js';
+import { waitForState } from '../support/blockers.js';
+import { withSummaries, type MessagesBody, type Responder, type ScriptedTurn } from '../support/fake-messages-api.js';
 import { payloadSizes } from '../support/history.js';
 import { chunkFiles, largeOutputSession } from '../support/sessions.js';
 import { useTaskHarness } from '../support/task-harness.js';
@@ -37,3 +43,113 @@ test('200 iterations with 5 KB outputs: the conversation stays under the window 
     harness.fake.setResponder(undefined);
   }
 }, 300_000);
+
+/** The request body's messages from `start` as cacheable text (the tools and system are the same in every request). */
+const messagesText = (body: MessagesBody, start: number, end?: number) => cacheableText({ ...body, tools: [], system: [], messages: body.messages.slice(start, end) });
+
+test('without a compaction, each request is the previous one plus new turns, byte for byte', async () => {
+  harness.fake.setResponder(cyclingSession(10));
+  const before = harness.fake.requests.length;
+  try {
+    const handle = await harness.start({ description: 'flip the value', workspace: makeWorkspace({ 'app.py': 'value = 1\nprint(value)\n' }) });
+    expect(await handle.result()).toMatchObject({ status: 'completed', iterations: 10, runs: 1 });
+    const requests = agentRequests(harness.fake.requests.slice(before));
+    expect(requests).toHaveLength(10);
+    const texts = requests.map((request) => cacheableText(request.body));
+    for (let index = 1; index < texts.length; index++) {
+      const share = identicalPrefixShare(texts[index - 1], texts[index]);
+      expect(texts[index].startsWith(texts[index - 1]), `request ${index + 1} shares only ${(share * 100).toFixed(1)}% with the one before`).toBe(true);
+      expect(requests[index].usage!.cache_read_input_tokens).toBeGreaterThan(0);
+    }
+  } finally {
+    harness.fake.setResponder(undefined);
+  }
+});
+
+/**
+ * A session whose turns carry ~2,000 chars of reasoning, which no tier but the summary can shrink, and a small
+ * command. Each turn says "step N:", and the next follows the last step in the request, so the script stays in order
+ * after a compaction.
+ */
+function reasoningSession(iterations: number): Responder {
+  return (request) => {
+    const steps = request.body.messages
+      .filter((message) => message.role === 'assistant')
+      .flatMap((message) => (typeof message.content === 'string' ? [] : message.content))
+      .map((block) => /^step (\d+):/.exec(String(block.text ?? ''))?.[1])
+      .filter((step): step is string => step !== undefined);
+    const index = steps.length ? Number(steps[steps.length - 1]) + 1 : 0;
+    if (index >= iterations - 1) return { text: 'done' };
+    const reasoning = Array.from({ length: 40 }, (_, line) => `weighing option ${line} for step ${index}: it keeps the API stable.`).join(' ');
+    return { text: `step ${index}: ${reasoning}`, toolCalls: [{ name: 'run_command', input: { command: `echo checked ${index}` } }] };
+  };
+}
+
+test('a 20K-token window: tier 3 at 85% keeps the kickoff and the last 5 exchanges, and requests stay under the window', async () => {
+  const window = 20_000;
+  const iterations = 50;
+  harness.fake.setResponder(withSummaries(reasoningSession(iterations), '- ran the checks; nothing is unresolved'));
+  const before = harness.fake.requests.length;
+  try {
+    const handle = await harness.start({ description: 'think it through', workspace: makeWorkspace(), contextWindow: window, maxIterations: iterations });
+    const result = (await handle.result()) as TaskResult;
+    expect(result).toMatchObject({ status: 'completed', iterations });
+    const { compactionLog } = await handle.query(getStateQuery);
+    expect(compactionLog.length).toBeGreaterThanOrEqual(2);
+    expect(result.runs).toBe(compactionLog.length + 1);
+    for (const record of compactionLog) {
+      expect(record).toMatchObject({ tier: 3 });
+      expect(record.tokensBefore).toBeGreaterThan(window * 0.85);
+      expect(record.tokensAfter).toBeLessThan(window * 0.85 * 0.5);
+    }
+
+    const requests = agentRequests(harness.fake.requests.slice(before));
+    expect(requests).toHaveLength(iterations);
+    for (const request of requests) expect(JSON.stringify(request.body).length / 4).toBeLessThan(window);
+    const kickoff = (requests[0].body.messages[0].content as { text: string }[])[0].text;
+    const compactedAt: number[] = [];
+    for (let index = 1; index < requests.length; index++) {
+      const [previous, current] = [requests[index - 1].body, requests[index].body];
+      if (cacheableText(current).startsWith(cacheableText(previous))) continue;
+      compactedAt.push(index);
+      const opening = (current.messages[0].content as { text: string }[])[0].text;
+      expect(opening).toBe(`${kickoff}\n\nSummary of the work so far:\n- ran the checks; nothing is unresolved`);
+      // The summary message, then 5 exchanges: the 4 the previous request ended with, and the latest one.
+      expect(current.messages).toHaveLength(11);
+      expect(messagesText(current, 1, 9)).toBe(messagesText(previous, -8));
+    }
+    // The prefix changed at each compaction and nowhere else.
+    expect(compactedAt).toHaveLength(compactionLog.length);
+    expect(compactedAt).toEqual(compactionLog.map((record) => record.iteration));
+  } finally {
+    harness.fake.setResponder(undefined);
+  }
+}, 120_000);
+
+test('the summary call is checked against the spend caps too: a cap it would cross asks first, and "stop" means no summary', async () => {
+  // Every model call's cap check asks, and is answered with exactly enough; turn 1's long text makes the summary's
+  // own call (its transcript) the one that would cross the cap.
+  const run = (text: string): ScriptedTurn => ({ text, toolCalls: [{ name: 'run_command', input: { command: `echo ${text.length}` } }] });
+  harness.fake.enqueue(run(`plan ${'p'.repeat(56_000)}`), run('a'), run('bb'), run('ccc'), run('dddd'), run(`wrap up ${'w'.repeat(16_000)}`));
+  const before = harness.fake.requests.length;
+  const handle = await harness.start({ description: 'capped summary', workspace: makeWorkspace(), contextWindow: 20_000, maxTotalTokens: 1 });
+  const asked: string[] = [];
+  for (let answered = 0; !asked.at(-1)?.startsWith('Before summarising'); answered++) {
+    const state = await waitForState(handle, (current) => current.openBlockers.length === 1 && current.answeredBlockers.length === answered);
+    const [blocker] = state.openBlockers;
+    asked.push(blocker.question);
+    const [spent, next] = /: ([\d,]+) spent, the next call may use up to ([\d,]+)/.exec(blocker.question)!.slice(1).map((count) => Number(count.replace(/,/g, '')));
+    const answer = blocker.question.startsWith('Before the next model call') ? `raise to ${spent + next}` : 'stop';
+    await handle.signal(answerBlockerSignal, { blockerId: blocker.id, answer });
+  }
+  expect(asked.slice(0, -1)).toHaveLength(6);
+  for (const question of asked.slice(0, -1)) expect(question).toMatch(/^Before the next model call: the token cap of [\d,]+ would be exceeded/);
+  expect(asked.at(-1)).toMatch(/^Before summarising the conversation: the token cap of [\d,]+ would be exceeded: [\d,]+ spent, the next call may use up to [\d,]+/);
+
+  const error = (await handle.result().catch((caught) => caught)) as WorkflowFailedError;
+  expect((error.cause as ApplicationFailure).details?.[0]).toMatchObject({ status: 'failed', reason: 'tokens_cap', iterations: 6 });
+  // The 6 agent turns and no summary request.
+  const requests = harness.fake.requests.slice(before);
+  expect(requests).toHaveLength(6);
+  expect(agentRequests(requests)).toHaveLength(6);
+});

@@ -228,12 +228,13 @@ describe('a greenfield CLI from a PRD', () => {
     const handle = await harness.start({ title: 'Tasks CLI', description: 'Build the CLI described in PRD.md', workspace, prd: 'Add and list tasks.' });
     const result = (await handle.result()) as TaskResult;
     expect(result).toMatchObject({ status: 'completed', gates: [{ name: 'tests', passed: true }] });
-    expect(result.iterations).toBeLessThanOrEqual(30);
+    expect(result.iterations).toBe(6);
     expect(readFileSync(path.join(workspace, 'pyproject.toml'), 'utf8')).toBe(pyproject);
     const allToolResults = harness.fake.requests.slice(before).map((request) => JSON.stringify(request.body.messages)).join('\n');
     const lint = allToolResults.indexOf('LINT ERRORS');
     expect(lint === -1 ? '' : allToolResults.slice(lint - 200, lint + 600)).toBe('');
     const state = await handle.query(getStateQuery);
+    expect(state.correctionRounds).toBe(0);
     expect(state.outline).toBe('1. tasks_cli/__init__.py\n2. tasks_cli/cli.py\n3. tests/test_cli.py');
     const system = JSON.stringify(harness.fake.requests.at(-1)!.body.system);
     expect(system).toContain('<outline></outline>');

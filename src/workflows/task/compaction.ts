@@ -1,5 +1,6 @@
 import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from '../../shared/conversation.js';
 import { estimateTokens } from '../../shared/pricing.js';
+import { truncateMiddle } from '../../shared/truncate.js';
 
 /** Compact at 85% of the model's context window. */
 export const COMPACT_AT_WINDOW_SHARE = 0.85;
@@ -153,6 +154,31 @@ export function splitForSummary(messages: Message[]): { older: Message[]; recent
   const cut = recentStart(messages);
   if (cut <= 1 || cut >= messages.length) return undefined;
   return { older: messages.slice(0, cut), recent: messages.slice(cut) };
+}
+
+/** Opens the message that replaces the older turns at tier 3; what comes before it is the task's kickoff. */
+export const SUMMARY_HEADING = 'Summary of the work so far:';
+/** An unresolved error kept verbatim is cut to this many chars (both ends kept: what failed, and how it ended). */
+const UNRESOLVED_ERROR_CHARS = 2_000;
+/** All unresolved errors kept verbatim at one compaction, the latest first to stay. */
+const UNRESOLVED_ERRORS_TOTAL_CHARS = 8_000;
+
+/**
+ * The outputs of unresolved errors among the first `before` messages, verbatim. Tier 3 appends them to the summary,
+ * so the exact message the agent still has to fix survives, not only the summariser's paraphrase of it.
+ */
+export function unresolvedErrorOutputs(messages: Message[], before: number): string {
+  const calls = toolCalls(messages);
+  const open = unresolvedErrors(calls);
+  const sections: string[] = [];
+  let total = 0;
+  for (const call of calls.filter((candidate) => candidate.messageIndex < before && open.has(candidate.use.id)).reverse()) {
+    const section = `### ${[call.use.name, targetOf(call)].filter(Boolean).join(' ')}\n${truncateMiddle(call.result!.content, UNRESOLVED_ERROR_CHARS)}`;
+    if (total + section.length > UNRESOLVED_ERRORS_TOTAL_CHARS) break;
+    sections.unshift(section);
+    total += section.length;
+  }
+  return sections.length ? `\n\nErrors not resolved yet, verbatim:\n\n${sections.join('\n\n')}` : '';
 }
 
 /** The older turns as plain text for the summariser, outputs cut short. */

@@ -1,5 +1,15 @@
 import type { Message } from '../../shared/conversation.js';
-import { dropSupersededOutputs, isSmallEnough, maskOldToolOutputs, measure, needsCompaction, splitForSummary, type ConversationSize } from './compaction.js';
+import {
+  dropSupersededOutputs,
+  isSmallEnough,
+  maskOldToolOutputs,
+  measure,
+  needsCompaction,
+  splitForSummary,
+  SUMMARY_HEADING,
+  unresolvedErrorOutputs,
+  type ConversationSize,
+} from './compaction.js';
 
 export interface CompactionReport {
   tier: 1 | 2 | 3;
@@ -12,8 +22,9 @@ export type Summarize = (older: Message[]) => Promise<string>;
 
 /**
  * Compacts the conversation when it nears the context window or the payload budget: cheapest tier first, stopping
- * as soon as it is small enough. The result replaces the stored conversation, so requests until the next
- * compaction share a byte-identical prefix and keep hitting the prompt cache.
+ * as soon as it is small enough. Tier 3 keeps the kickoff, the last 5 exchanges and unresolved errors verbatim. The
+ * result replaces the stored conversation, so requests until the next compaction share a byte-identical prefix and
+ * keep hitting the prompt cache.
  */
 export async function compactIfNeeded(
   system: string,
@@ -32,9 +43,11 @@ export async function compactIfNeeded(
   const split = splitForSummary(current);
   if (!isSmallEnough(measure(system, current), contextWindow) && split) {
     const summary = await summarize(split.older);
+    // After an earlier tier 3 the first message is kickoff + old summary; the old summary went to the summariser.
     const kickoff = split.older[0].content.find((block) => block.type === 'text');
-    const opening = kickoff?.type === 'text' ? `${kickoff.text}\n\n` : '';
-    current = [{ role: 'user', content: [{ type: 'text', text: `${opening}Summary of the work so far:\n${summary}` }] }, ...split.recent];
+    const opening = kickoff?.type === 'text' ? `${kickoff.text.split(`\n\n${SUMMARY_HEADING}`)[0]}\n\n` : '';
+    const errors = unresolvedErrorOutputs(current, split.older.length);
+    current = [{ role: 'user', content: [{ type: 'text', text: `${opening}${SUMMARY_HEADING}\n${summary}${errors}` }] }, ...split.recent];
     tier = 3;
   }
   return { messages: current, report: { tier, before, after: measure(system, current) } };

@@ -1,5 +1,5 @@
 import { msToNumber } from '@temporalio/common/lib/time.js';
-import { allHandlersFinished, ApplicationFailure, condition, continueAsNew, log, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, ApplicationFailure, condition, continueAsNew, log, patched, workflowInfo } from '@temporalio/workflow';
 import type { WorkspaceBinding } from '../../activities/index.js';
 import { STOP_WORDS, type Blocker } from '../../shared/blockers.js';
 import { DEFAULT_MODEL } from '../../shared/constants.js';
@@ -55,6 +55,7 @@ export interface TaskCarry {
 
 /** Room for adaptive thinking and a whole new file in one turn; the spend caps count all of it. */
 const MAX_OUTPUT_TOKENS = 16_384;
+const SUMMARY_MAX_TOKENS = 2_048;
 const STALL_RETRIES = 2;
 
 /** One run of a task: the ReAct loop, its guards, and the state `getState` reports. */
@@ -193,15 +194,25 @@ export class TaskRun {
     if (this.iteration >= this.budget()) await this.askForMoreIterations();
     await this.compact();
     if (workflowNow() - this.lastProgressAt > this.stallMs()) await this.onStall('no successful tool call');
+    await this.keepWithinCaps('the next model call', measure(this.system, this.messages).tokens, MAX_OUTPUT_TOKENS);
+  }
+
+  /**
+   * Asks a human, until the answer raises it enough, whenever a call of this projected size would cross a spend cap;
+   * 'stop' fails the task. `patch` marks a check added after runs already existed, so their histories still replay.
+   */
+  private async keepWithinCaps(call: string, inputTokens: number, maxOutputTokens: number, patch?: string): Promise<void> {
     const model = this.model ?? DEFAULT_MODEL;
-    for (let hit = this.spend.wouldExceed(measure(this.system, this.messages).tokens, MAX_OUTPUT_TOKENS, model); hit; ) {
+    let hit = this.spend.wouldExceed(inputTokens, maxOutputTokens, model);
+    if (hit && patch && !patched(patch)) return;
+    while (hit) {
       const answer = await this.askHuman({
         origin: 'budget',
-        question: `Before the next model call: ${hit.message}. Answer with a new cap (e.g. 'raise to 5'), 'continue' to double it, or 'stop'.`,
+        question: `Before ${call}: ${hit.message}. Answer with a new cap (e.g. 'raise to 5'), 'continue' to double it, or 'stop'.`,
         options: ['continue', 'stop'],
       });
       if (!this.spend.raise(hit, answer)) this.fail(`${hit.cap}_cap`, ErrorType.BudgetExhausted, `stopped at the ${hit.cap} cap: ${hit.message}`);
-      hit = this.spend.wouldExceed(measure(this.system, this.messages).tokens, MAX_OUTPUT_TOKENS, model);
+      hit = this.spend.wouldExceed(inputTokens, maxOutputTokens, model);
     }
   }
 
@@ -229,15 +240,12 @@ export class TaskRun {
     await this.continueAsNew();
   }
 
+  /** The summariser's call is a model call like any other: the spend caps are checked before it too. */
   private async summarize(older: Message[]): Promise<string> {
+    const messages: Message[] = [{ role: 'user', content: [{ type: 'text', text: transcript(older) }] }];
+    await this.keepWithinCaps('summarising the conversation', measure(SUMMARY_SYSTEM, messages).tokens, SUMMARY_MAX_TOKENS, 'summary-checks-spend-caps');
     const turn = await modelActivities.callModel.executeWithOptions({ summary: `compact: summarise ${older.length} messages` }, [
-      {
-        model: this.input.model,
-        system: SUMMARY_SYSTEM,
-        messages: [{ role: 'user', content: [{ type: 'text', text: transcript(older) }] }],
-        maxTokens: 2_048,
-        toolSet: 'none',
-      },
+      { model: this.input.model, system: SUMMARY_SYSTEM, messages, maxTokens: SUMMARY_MAX_TOKENS, toolSet: 'none' },
     ]);
     this.spend.add(turn);
     return finalText(turn.content);
@@ -334,10 +342,10 @@ export class TaskRun {
       return this.complete(text);
     }
     this.correctionRounds += 1;
-    const notes = [describeFailedGates(results, this.correctionRounds, this.maxCorrectionRounds)];
+    const guidance: string[] = [];
     const escalation = this.guards.afterGates(results, this.iteration);
     if (escalation) {
-      notes.push(`Guidance from a human: ${await this.askForGuidance({ origin: 'escalation', question: escalation }, 'escalated')}`);
+      guidance.push(`Guidance from a human: ${await this.askForGuidance({ origin: 'escalation', question: escalation }, 'escalated')}`);
       this.guards.guided();
     } else if (this.correctionRounds >= this.maxCorrectionRounds) {
       const failed = results.filter((result) => !result.passed).map((result) => result.name);
@@ -351,6 +359,8 @@ export class TaskRun {
       );
       this.maxCorrectionRounds += MAX_CORRECTION_ROUNDS;
     }
+    // Described after any answer, so the agent sees the rounds a 'continue' granted.
+    const notes = [describeFailedGates(results, this.correctionRounds, this.maxCorrectionRounds), ...guidance];
     this.phase = 'editing';
     this.messages.push({ role: 'user', content: notes.map((note) => ({ type: 'text', text: note })) });
     this.publish();
