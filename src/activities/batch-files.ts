@@ -5,6 +5,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { BatchTask } from '../shared/batch-input.js';
 import { parseTasksFile } from '../shared/batch-file.js';
 import { ErrorType } from '../shared/errors.js';
+import { answeredQuestions } from '../shared/blockers.js';
 import type { AnsweredQuestion } from '../shared/prompt.js';
 import { getStateQuery } from '../workflows/messages.js';
 import { resolveInWorkspace } from './tools/workspace-path.js';
@@ -30,7 +31,7 @@ export function createBatchFileActivities() {
     async readAnsweredQuestions(workflowId: string): Promise<AnsweredQuestion[]> {
       try {
         const state = await Context.current().client.workflow.getHandle(workflowId).query(getStateQuery);
-        return state.answeredBlockers.map(({ question, answer }) => ({ question, answer: answer ?? '' }));
+        return answeredQuestions(state.answeredBlockers);
       } catch (error) {
         if (error instanceof WorkflowNotFoundError) return [];
         throw error;

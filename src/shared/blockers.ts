@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { AnsweredQuestion } from './prompt.js';
 
 /** Where a blocker came from: the agent asked, or the workflow needed a human for it. */
 export type BlockerOrigin =
@@ -23,6 +24,19 @@ export interface Blocker {
   status: 'open' | 'answered' | 'timed-out';
   answer?: string;
   answeredAt?: string;
+}
+
+/**
+ * Origins whose answers are facts about the task: they join the prompt, outlive every continue-as-new and carry into
+ * re-runs. The rest (approvals, budgets, credential retries…) only unblocked one step.
+ */
+const QUESTION_ORIGINS: ReadonlySet<BlockerOrigin> = new Set(['agent', 'final-question']);
+
+export const isAnsweredQuestion = (blocker: Blocker): boolean => blocker.status === 'answered' && QUESTION_ORIGINS.has(blocker.origin);
+
+/** The questions among `blockers` that a human answered, as the prompt's task layer shows them. */
+export function answeredQuestions(blockers: Blocker[]): AnsweredQuestion[] {
+  return blockers.filter(isAnsweredQuestion).map(({ question, answer }) => ({ question, answer: answer ?? '' }));
 }
 
 export interface RejectedAnswer {

@@ -1,12 +1,15 @@
 import type { Duration } from '@temporalio/common';
 import { condition, setHandler } from '@temporalio/workflow';
 import {
+  answeredQuestions,
   BlockerAnswerSchema,
+  isAnsweredQuestion,
   type Blocker,
   type BlockerAcknowledgement,
   type BlockerOrigin,
   type RejectedAnswer,
 } from '../../shared/blockers.js';
+import type { AnsweredQuestion } from '../../shared/prompt.js';
 import { answerBlockerSignal, answerBlockerUpdate } from '../messages.js';
 import { workflowNow } from '../workflow-time.js';
 
@@ -27,13 +30,6 @@ export type WaitOutcome = { answered: true; answer: string } | { answered: false
 
 /** How many closed operational blockers and rejected answers travel across continue-as-new. */
 const KEEP_CLOSED = 50;
-
-/**
- * Origins whose answers are facts about the task: they join the prompt and must outlive every continue-as-new.
- * The rest (approvals, budgets, credential retries…) only unblocked one step, so the oldest of them may be dropped.
- */
-const REQUIREMENT_ORIGINS: ReadonlySet<BlockerOrigin> = new Set(['agent', 'final-question']);
-const isAnsweredQuestion = (blocker: Blocker) => blocker.status === 'answered' && REQUIREMENT_ORIGINS.has(blocker.origin);
 
 const isoNow = () => new Date(workflowNow()).toISOString();
 
@@ -99,6 +95,11 @@ export class BlockerDesk {
 
   answered(): Blocker[] {
     return this.blockers.filter((blocker) => blocker.status === 'answered');
+  }
+
+  /** What humans told the agent (not approvals or budget answers), for the prompt's task layer. */
+  answeredQuestions(): AnsweredQuestion[] {
+    return answeredQuestions(this.blockers);
   }
 
   /** Every open blocker and answered question, and the latest closed operational blockers, in the order asked. */

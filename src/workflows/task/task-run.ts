@@ -9,7 +9,7 @@ import { classifyFinalQuestion, questionsIn } from '../../shared/final-question.
 import { MAX_CORRECTION_ROUNDS } from '../../shared/gates.js';
 import { extractOutline } from '../../shared/outline.js';
 import { contextWindowOf } from '../../shared/pricing.js';
-import { buildSystemPrompt, kickoffMessage, type AnsweredQuestion, type ProjectContext } from '../../shared/prompt.js';
+import { buildSystemPrompt, kickoffMessage, type ProjectContext } from '../../shared/prompt.js';
 import type { TaskInput } from '../../shared/task-input.js';
 import type { CompactionRecord, TaskPhase, TaskResult, TaskStateSnapshot, TaskStatus } from '../../shared/task-state.js';
 import type { agentTaskWorkflow } from '../agent-task.js';
@@ -184,8 +184,7 @@ export class TaskRun {
 
   /** Built once per run, so the cached prefix stays byte-identical; answers so far join the task layer. */
   private buildSystem(project: ProjectContext): string {
-    const answered: AnsweredQuestion[] = this.desk.answered().map(({ question, answer }) => ({ question, answer: answer! }));
-    return buildSystemPrompt(this.input, project, answered);
+    return buildSystemPrompt(this.input, project, this.desk.answeredQuestions());
   }
 
   /** The checks before a model call, in order: history size, iteration budget, context size, stall, spend caps. */
