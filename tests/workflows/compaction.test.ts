@@ -127,10 +127,11 @@ test('a 20K-token window: tier 3 at 85% keeps the kickoff and the last 5 exchang
 }, 120_000);
 
 test('the summary call is checked against the spend caps too: a cap it would cross asks first, and "stop" means no summary', async () => {
-  // Every model call's cap check asks, and is answered with exactly enough; turn 1's long text makes the summary's
-  // own call (its transcript) the one that would cross the cap.
+  // Every model call's cap check asks, and is answered with exactly enough; turn 1's long text needs compacting after
+  // turn 2 (the first exchange is summarised, the latest kept) and makes the summary's own call the one that would
+  // cross the cap.
   const run = (text: string): ScriptedTurn => ({ text, toolCalls: [{ name: 'run_command', input: { command: `echo ${text.length}` } }] });
-  harness.fake.enqueue(run(`plan ${'p'.repeat(56_000)}`), run('a'), run('bb'), run('ccc'), run('dddd'), run(`wrap up ${'w'.repeat(16_000)}`));
+  harness.fake.enqueue(run(`plan ${'p'.repeat(56_000)}`), run('a'));
   const before = harness.fake.requests.length;
   const handle = await harness.start({ description: 'capped summary', workspace: makeWorkspace(), contextWindow: 20_000, maxTotalTokens: 1 });
   const asked: string[] = [];
@@ -142,14 +143,14 @@ test('the summary call is checked against the spend caps too: a cap it would cro
     const answer = blocker.question.startsWith('Before the next model call') ? `raise to ${spent + next}` : 'stop';
     await handle.signal(answerBlockerSignal, { blockerId: blocker.id, answer });
   }
-  expect(asked.slice(0, -1)).toHaveLength(6);
+  expect(asked.slice(0, -1)).toHaveLength(2);
   for (const question of asked.slice(0, -1)) expect(question).toMatch(/^Before the next model call: the token cap of [\d,]+ would be exceeded/);
   expect(asked.at(-1)).toMatch(/^Before summarising the conversation: the token cap of [\d,]+ would be exceeded: [\d,]+ spent, the next call may use up to [\d,]+/);
 
   const error = (await handle.result().catch((caught) => caught)) as WorkflowFailedError;
-  expect((error.cause as ApplicationFailure).details?.[0]).toMatchObject({ status: 'failed', reason: 'tokens_cap', iterations: 6 });
-  // The 6 agent turns and no summary request.
+  expect((error.cause as ApplicationFailure).details?.[0]).toMatchObject({ status: 'failed', reason: 'tokens_cap', iterations: 2 });
+  // The 2 agent turns and no summary request.
   const requests = harness.fake.requests.slice(before);
-  expect(requests).toHaveLength(6);
-  expect(agentRequests(requests)).toHaveLength(6);
+  expect(requests).toHaveLength(2);
+  expect(agentRequests(requests)).toHaveLength(2);
 });

@@ -34,10 +34,19 @@ export function isSmallEnough(size: ConversationSize, contextWindow: number): bo
   return size.tokens <= contextWindow * COMPACT_AT_WINDOW_SHARE * TARGET_SHARE && size.bytes <= COMPACT_AT_PAYLOAD_BYTES * TARGET_SHARE;
 }
 
-/** Index of the first message that must be kept whole: the assistant turn that opens the last 5 exchanges. */
-export function recentStart(messages: Message[], keep = KEEP_EXCHANGES): number {
+/** How many exchanges (assistant turns) the conversation holds. */
+export const exchangeCount = (messages: Message[]) => messages.filter((message) => message.role === 'assistant').length;
+
+/**
+ * Index of the first message that must be kept whole: the assistant turn that opens the last `keep` exchanges. With
+ * `keep` or fewer exchanges in all, only the first counts as older, so what the model just read is never masked.
+ * `keepLatest: false` is how runs that compacted a short conversation before this rule decided (everything older).
+ */
+export function recentStart(messages: Message[], keep = KEEP_EXCHANGES, keepLatest = true): number {
   const assistantIndexes = messages.flatMap((message, index) => (message.role === 'assistant' ? [index] : []));
-  return assistantIndexes.length <= keep ? messages.length : assistantIndexes[assistantIndexes.length - keep];
+  if (assistantIndexes.length > keep) return assistantIndexes[assistantIndexes.length - keep];
+  if (!keepLatest || assistantIndexes.length === 0) return messages.length;
+  return assistantIndexes[Math.min(1, assistantIndexes.length - 1)];
 }
 
 interface CallInfo {
@@ -105,8 +114,8 @@ const LARGE = 300;
  * Tier 1: outside the last 5 exchanges, masks tool outputs and the bulky inputs of writes (file contents, edit
  * blocks), keeping a one-line stub of what was there. Unresolved errors stay whole.
  */
-export function maskOldToolOutputs(messages: Message[]): Message[] {
-  const cut = recentStart(messages);
+export function maskOldToolOutputs(messages: Message[], keepLatest = true): Message[] {
+  const cut = recentStart(messages, KEEP_EXCHANGES, keepLatest);
   const calls = toolCalls(messages);
   const keep = unresolvedErrors(calls);
   const results = new Map<string, string>();
@@ -130,9 +139,9 @@ export function maskOldToolOutputs(messages: Message[]): Message[] {
  * Tier 2, anywhere but the latest exchange: reads made stale by a later read or write of the same file, and the
  * output of test runs that passed.
  */
-export function dropSupersededOutputs(messages: Message[]): Message[] {
+export function dropSupersededOutputs(messages: Message[], keepLatest = true): Message[] {
   const calls = toolCalls(messages);
-  const lastExchange = recentStart(messages, 1);
+  const lastExchange = recentStart(messages, 1, keepLatest);
   const results = new Map<string, string>();
   calls.forEach((call, index) => {
     if (!call.result || call.messageIndex >= lastExchange || call.result.content.startsWith('[')) return;
@@ -150,8 +159,8 @@ export function dropSupersededOutputs(messages: Message[]): Message[] {
  * Tier 3 splits the conversation: the older part goes to a summarising model call, the recent part (starting with
  * an assistant turn, so roles still alternate after the summary's user message) stays as it is.
  */
-export function splitForSummary(messages: Message[]): { older: Message[]; recent: Message[] } | undefined {
-  const cut = recentStart(messages);
+export function splitForSummary(messages: Message[], keepLatest = true): { older: Message[]; recent: Message[] } | undefined {
+  const cut = recentStart(messages, KEEP_EXCHANGES, keepLatest);
   if (cut <= 1 || cut >= messages.length) return undefined;
   return { older: messages.slice(0, cut), recent: messages.slice(cut) };
 }

@@ -1,7 +1,9 @@
 import type { Message } from '../../shared/conversation.js';
 import {
   dropSupersededOutputs,
+  exchangeCount,
   isSmallEnough,
+  KEEP_EXCHANGES,
   maskOldToolOutputs,
   measure,
   needsCompaction,
@@ -22,25 +24,30 @@ export type Summarize = (older: Message[]) => Promise<string>;
 
 /**
  * Compacts the conversation when it nears the context window or the payload budget: cheapest tier first, stopping
- * as soon as it is small enough. Tier 3 keeps the kickoff, the last 5 exchanges and unresolved errors verbatim. The
- * result replaces the stored conversation, so requests until the next compaction share a byte-identical prefix and
- * keep hitting the prompt cache.
+ * as soon as it is small enough. Every tier keeps the last 5 exchanges whole (with 5 or fewer in all, every one but
+ * the first) and unresolved errors verbatim; tier 3 also keeps the kickoff. `keepLatest` says whether the rule for
+ * short conversations applies: runs that compacted one before it existed must replay as they ran. The result replaces
+ * the stored conversation, so requests until the next compaction share a byte-identical prefix and keep hitting the
+ * prompt cache.
  */
 export async function compactIfNeeded(
   system: string,
   messages: Message[],
   contextWindow: number,
   summarize: Summarize,
+  keepLatest: () => boolean = () => true,
 ): Promise<{ messages: Message[]; report: CompactionReport } | undefined> {
   const before = measure(system, messages);
   if (!needsCompaction(before, contextWindow)) return undefined;
-  let current = maskOldToolOutputs(messages);
+  // Asked only for a conversation of few exchanges, the one case where the rule changed (see `recentStart`).
+  const latest = exchangeCount(messages) > KEEP_EXCHANGES || keepLatest();
+  let current = maskOldToolOutputs(messages, latest);
   let tier: CompactionReport['tier'] = 1;
   if (!isSmallEnough(measure(system, current), contextWindow)) {
-    current = dropSupersededOutputs(current);
+    current = dropSupersededOutputs(current, latest);
     tier = 2;
   }
-  const split = splitForSummary(current);
+  const split = splitForSummary(current, latest);
   if (!isSmallEnough(measure(system, current), contextWindow) && split) {
     const summary = await summarize(split.older);
     // After an earlier tier 3 the first message is kickoff + old summary; the old summary went to the summariser.

@@ -219,7 +219,7 @@ export class TaskRun {
   private async compact(): Promise<void> {
     const window = this.input.contextWindow ?? contextWindowOf(this.model ?? DEFAULT_MODEL);
     const costBefore = this.spend.costUsd;
-    const compacted = await compactIfNeeded(this.system, this.messages, window, (older) => this.summarize(older));
+    const compacted = await compactIfNeeded(this.system, this.messages, window, (older) => this.summarize(older), () => patched('compaction-keeps-latest-exchanges'));
     if (!compacted || compacted.report.after.bytes > compacted.report.before.bytes * 0.9) return;
     this.messages = compacted.messages;
     const { tier, before, after } = compacted.report;

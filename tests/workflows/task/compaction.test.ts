@@ -29,6 +29,19 @@ describe('tier 1: masking old tool outputs', () => {
     expect(valid(masked)).toBeUndefined();
   });
 
+  test('with 5 or fewer exchanges in all, only the first is masked: what the model just read stays', () => {
+    const reads = (count: number) => conversation(Array.from({ length: count }, (_, n) => ({ name: 'read_file', input: { path: `f${n}` }, result: big(`file ${n}`) })));
+    const masked = maskOldToolOutputs(reads(3));
+    expect(resultOf(masked, 't0').content).toMatch(/^\[output omitted to save context/);
+    for (const id of ['t1', 't2']) expect(resultOf(masked, id).content).toMatch(/^file \d x+$/);
+    expect(recentStart(reads(5))).toBe(3);
+    expect(resultOf(maskOldToolOutputs(reads(1)), 't0').content).toMatch(/^file 0 x+$/);
+    expect(resultOf(dropSupersededOutputs(conversation([{ name: 'read_file', input: { path: 'a' }, result: 'a' }, { name: 'read_file', input: { path: 'a' }, result: 'a' }])), 't0').content).toMatch(/^\[superseded/);
+    // Runs that compacted a short conversation under the old rule replay with it: everything was older.
+    expect(recentStart(reads(3), 5, false)).toBe(7);
+    expect(resultOf(maskOldToolOutputs(reads(3), false), 't2').content).toMatch(/^\[output omitted/);
+  });
+
   test('unresolved errors stay whole; resolved ones are masked', () => {
     const calls = [
       { name: 'run_tests', input: {}, result: big('FAILED test_a'), isError: true },
