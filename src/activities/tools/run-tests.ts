@@ -53,8 +53,8 @@ const FAILURE_STARTS = [/^_{3,} .+ _{3,}$/, /^\s*●\s/, /^\s*FAIL\s.*\s>\s/, /^
 
 /**
  * The first failure in pytest, vitest, jest or node:test output, up to where the next failure (or pytest's closing
- * rule, or TAP's next subtest) starts and at most 50 lines, plus the runner's summary line. Falls back to the output's tail when no failure
- * marker is recognised.
+ * rule, or TAP's next subtest) starts and at most 50 lines, plus the runner's summary line. Falls back to the output's
+ * tail when no failure marker is recognised.
  */
 export function firstFailure(output: string): string {
   const lines = output.split(/\r?\n/);

@@ -1,4 +1,4 @@
-import { addUsage, emptyUsage, type ModelTurn, type Usage } from '../../shared/conversation.js';
+import { addUsage, emptyUsage, totalTokens, type ModelTurn, type Usage } from '../../shared/conversation.js';
 import { costOf, projectedCost } from '../../shared/pricing.js';
 
 export interface SpendCarry {
@@ -13,7 +13,6 @@ export interface CapHit {
   message: string;
 }
 
-export const totalTokens = (usage: Usage) => usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
 const count = (value: number) => value.toLocaleString('en-US');
 
 /**
