@@ -36,19 +36,21 @@ export async function compactIfNeeded(
   contextWindow: number,
   summarize: Summarize,
   keepLatest: () => boolean = () => true,
+  before: ConversationSize = measure(system, messages),
 ): Promise<{ messages: Message[]; report: CompactionReport } | undefined> {
-  const before = measure(system, messages);
   if (!needsCompaction(before, contextWindow)) return undefined;
   // Asked only for a conversation of few exchanges, the one case where the rule changed (see `recentStart`).
   const latest = exchangeCount(messages) > KEEP_EXCHANGES || keepLatest();
   let current = maskOldToolOutputs(messages, latest);
   let tier: CompactionReport['tier'] = 1;
-  if (!isSmallEnough(measure(system, current), contextWindow)) {
+  let size = measure(system, current);
+  if (!isSmallEnough(size, contextWindow)) {
     current = dropSupersededOutputs(current, latest);
     tier = 2;
+    size = measure(system, current);
   }
   const split = splitForSummary(current, latest);
-  if (!isSmallEnough(measure(system, current), contextWindow) && split) {
+  if (!isSmallEnough(size, contextWindow) && split) {
     const summary = await summarize(split.older);
     // After an earlier tier 3 the first message is kickoff + old summary; the old summary went to the summariser.
     const kickoff = split.older[0].content.find((block) => block.type === 'text');
@@ -56,6 +58,7 @@ export async function compactIfNeeded(
     const errors = unresolvedErrorOutputs(current, split.older.length);
     current = [{ role: 'user', content: [{ type: 'text', text: `${opening}${SUMMARY_HEADING}\n${summary}${errors}` }] }, ...split.recent];
     tier = 3;
+    size = measure(system, current);
   }
-  return { messages: current, report: { tier, before, after: measure(system, current) } };
+  return { messages: current, report: { tier, before, after: size } };
 }

@@ -15,7 +15,3 @@ export function shouldContinueAsNew(nextModelInputBytes: number): boolean {
   return info.continueAsNewSuggested || info.historySize + nextModelInputBytes + ITERATION_MARGIN_BYTES > HISTORY_BYTES_BUDGET;
 }
 
-/** Serialised size of a value as it will travel in a payload. */
-export function payloadBytes(value: unknown): number {
-  return JSON.stringify(value).length;
-}

@@ -17,12 +17,12 @@ import { workflowNow } from '../workflow-time.js';
 import { bindingActivities, fileActivities, modelActivities } from './activities.js';
 import { approveCommand } from './approval.js';
 import { BlockerDesk, type BlockerSpec, type DeskCarry } from './blocker-desk.js';
-import { measure, SUMMARY_SYSTEM, transcript } from './compaction.js';
+import { measure, SUMMARY_SYSTEM, transcript, type ConversationSize } from './compaction.js';
 import { compactIfNeeded } from './compactor.js';
 import { Guards, type GuardsCarry, type GuardVerdict } from './guards.js';
 import { planForModelFailure } from './model-recovery.js';
 import { phaseOf } from './phase.js';
-import { payloadBytes, shouldContinueAsNew } from './run-budget.js';
+import { shouldContinueAsNew } from './run-budget.js';
 import { Spend, type SpendCarry } from './spend.js';
 import { withDeadline } from './stall-race.js';
 import { executeToolCalls, toToolResults, type ToolTarget } from './tool-calls.js';
@@ -189,11 +189,13 @@ export class TaskRun {
 
   /** The checks before a model call, in order: history size, iteration budget, context size, stall, spend caps. */
   private async beforeModelCall(): Promise<void> {
-    if (shouldContinueAsNew(payloadBytes(this.messages) + this.system.length)) await this.continueAsNew();
+    // Measured once: none of these checks changes the conversation (a compaction that does continues as new).
+    const size = measure(this.system, this.messages);
+    if (shouldContinueAsNew(size.bytes)) await this.continueAsNew();
     if (this.iteration >= this.budget()) await this.askForMoreIterations();
-    await this.compact();
+    await this.compact(size);
     if (workflowNow() - this.lastProgressAt > this.stallMs()) await this.onStall('no successful tool call');
-    await this.keepWithinCaps('the next model call', measure(this.system, this.messages).tokens, MAX_OUTPUT_TOKENS);
+    await this.keepWithinCaps('the next model call', size.tokens, MAX_OUTPUT_TOKENS);
   }
 
   /**
@@ -216,10 +218,11 @@ export class TaskRun {
   }
 
   /** Compaction at 85% of the window (or the payload budget) is also a natural point to continue as new. */
-  private async compact(): Promise<void> {
+  private async compact(size: ConversationSize): Promise<void> {
     const window = this.input.contextWindow ?? contextWindowOf(this.model ?? DEFAULT_MODEL);
     const costBefore = this.spend.costUsd;
-    const compacted = await compactIfNeeded(this.system, this.messages, window, (older) => this.summarize(older), () => patched('compaction-keeps-latest-exchanges'));
+    const keepLatest = () => patched('compaction-keeps-latest-exchanges');
+    const compacted = await compactIfNeeded(this.system, this.messages, window, (older) => this.summarize(older), keepLatest, size);
     if (!compacted || compacted.report.after.bytes > compacted.report.before.bytes * 0.9) return;
     this.messages = compacted.messages;
     const { tier, before, after } = compacted.report;
