@@ -2,7 +2,8 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { BatchResult, BatchStateSnapshot, BatchTaskState } from '../shared/batch-state.js';
 import { totalTokens } from '../shared/conversation.js';
 import { getBatchStateQuery } from '../workflows/messages.js';
-import { CliError, formatDuration, formatNumber } from './output.js';
+import { formatCount } from '../shared/format.js';
+import { CliError, formatDuration } from './output.js';
 import { queryOrUndefined } from './session.js';
 
 export interface BatchView {
@@ -57,7 +58,7 @@ export function renderBatchView(view: BatchView, now = Date.now()): string {
   for (const task of ordered) {
     const indent = '  '.repeat(depthOf(task.id));
     const took = task.startedAt ? formatDuration((task.endedAt ?? now) - task.startedAt) : '';
-    const tokens = task.usage ? `${formatNumber(totalTokens(task.usage))} tok` : '';
+    const tokens = task.usage ? `${formatCount(totalTokens(task.usage))} tok` : '';
     const after = task.dependsOn.length ? `after ${task.dependsOn.join(', ')}` : '';
     lines.push(`  ${MARK[task.status]} ${`${indent}${task.id}`.padEnd(width)}  ${task.status.padEnd(9)} ${took.padStart(7)} ${tokens.padStart(12)}  ${task.title}${after ? `  (${after})` : ''}`);
     if (task.reason && task.status !== 'completed') lines.push(`      ${' '.repeat(width)}${task.reason}`);
@@ -66,7 +67,7 @@ export function renderBatchView(view: BatchView, now = Date.now()): string {
   for (const blocker of state.openBlockers) lines.push(`  ⏸ batch blocker ${blocker.id}: ${blocker.question.replace(/\n/g, ' ')}`);
   if (view.result) {
     const totals = view.result.totals;
-    lines.push(`  result: ${view.result.status} in ${formatDuration(view.result.makespanMs)} · ${formatNumber(totalTokens(totals.usage))} tokens · $${totals.costUsd.toFixed(2)}`);
+    lines.push(`  result: ${view.result.status} in ${formatDuration(view.result.makespanMs)} · ${formatCount(totalTokens(totals.usage))} tokens · $${totals.costUsd.toFixed(2)}`);
     lines.push(`  critical path: ${view.result.criticalPath.ids.join(' → ')} (${formatDuration(view.result.criticalPath.durationMs)})`);
   }
   return lines.join('\n');

@@ -17,8 +17,6 @@ export class CliError extends Error {
   }
 }
 
-export const formatNumber = (value: number) => value.toLocaleString('en-US');
-
 export function formatDuration(ms: number): string {
   const seconds = Math.round(ms / 1000);
   if (seconds < 60) return `${seconds}s`;

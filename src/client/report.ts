@@ -6,7 +6,8 @@ import { SEARCH_ATTRIBUTES } from '../shared/constants.js';
 import { totalTokens } from '../shared/conversation.js';
 import type { TaskResult } from '../shared/task-state.js';
 import { getBatchStateQuery } from '../workflows/messages.js';
-import { CliError, emit, formatDuration, formatNumber, type OutputOptions } from './output.js';
+import { formatCount } from '../shared/format.js';
+import { CliError, emit, formatDuration, type OutputOptions } from './output.js';
 import { queryOrUndefined, withClient } from './session.js';
 import { queryState } from './task-view.js';
 
@@ -102,7 +103,7 @@ export function renderReport(report: Report, now = Date.now()): string {
   const lines = [
     `codeloop report since ${report.since}`,
     `tasks: ${Object.entries(report.tasks).map(([status, count]) => `${count} ${status}`).join(' · ') || 'none'}`,
-    `tokens ${formatNumber(report.tokens)} · cost $${report.costUsd.toFixed(2)}`,
+    `tokens ${formatCount(report.tokens)} · cost $${report.costUsd.toFixed(2)}`,
   ];
   const section = (title: string, rows: ReportRow[], line: (row: ReportRow) => string[]) => {
     if (rows.length) lines.push('', title, ...rows.flatMap(line));

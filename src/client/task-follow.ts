@@ -1,6 +1,7 @@
 import { totalTokens } from '../shared/conversation.js';
 import type { TaskStateSnapshot } from '../shared/task-state.js';
-import { emit, formatNumber, type OutputOptions } from './output.js';
+import { formatCount } from '../shared/format.js';
+import { emit, type OutputOptions } from './output.js';
 import { pause, Progress } from './progress.js';
 import { withClient } from './session.js';
 import { queryState, renderTaskView, viewTask } from './task-view.js';
@@ -44,5 +45,5 @@ export async function followTask(workflowId: string, options: OutputOptions): Pr
 function statusLine(state: TaskStateSnapshot): string {
   const tokens = totalTokens(state.usage);
   const blocked = state.openBlockers.length ? ` · WAITING FOR AN ANSWER (${state.openBlockers.map((blocker) => blocker.id).join(', ')})` : '';
-  return `${state.status} · ${state.phase} · iteration ${state.iteration}/${state.maxIterations} · ${formatNumber(tokens)} tokens · $${state.costUsd.toFixed(4)}${state.runs > 1 ? ` · run ${state.runs}` : ''}${blocked}`;
+  return `${state.status} · ${state.phase} · iteration ${state.iteration}/${state.maxIterations} · ${formatCount(tokens)} tokens · $${state.costUsd.toFixed(4)}${state.runs > 1 ? ` · run ${state.runs}` : ''}${blocked}`;
 }

@@ -2,7 +2,8 @@ import { WorkflowFailedError, WorkflowNotFoundError, type Client, type WorkflowH
 import { ApplicationFailure } from '@temporalio/common';
 import type { TaskResult, TaskStateSnapshot } from '../shared/task-state.js';
 import { getStateQuery } from '../workflows/messages.js';
-import { CliError, formatDuration, formatNumber } from './output.js';
+import { formatCount } from '../shared/format.js';
+import { CliError, formatDuration } from './output.js';
 import { queryOrUndefined } from './session.js';
 
 /** Where a task stands, from the workflow's own `getState` when a worker can answer, else from the server. */
@@ -80,5 +81,5 @@ export function renderResult(result: TaskResult): string[] {
 }
 
 function formatUsage(usage: TaskResult['usage']): string {
-  return `${formatNumber(usage.inputTokens)} in, ${formatNumber(usage.outputTokens)} out, ${formatNumber(usage.cacheReadTokens)} cache read, ${formatNumber(usage.cacheWriteTokens)} cache write`;
+  return `${formatCount(usage.inputTokens)} in, ${formatCount(usage.outputTokens)} out, ${formatCount(usage.cacheReadTokens)} cache read, ${formatCount(usage.cacheWriteTokens)} cache write`;
 }

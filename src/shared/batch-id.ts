@@ -1,3 +1,5 @@
+import { fnv1a } from './error-signature.js';
+
 /** A batch id names its git branches and worktree directories, and keeps to the 64 characters `batchId` allows. */
 export const MAX_BATCH_ID_LENGTH = 64;
 
@@ -17,21 +19,11 @@ const safeCharacters = (workflowId: string) => workflowId.replace(/[^A-Za-z0-9._
 export function batchIdFromWorkflowId(workflowId: string): string {
   const safe = safeCharacters(workflowId);
   if (safe.length <= MAX_BATCH_ID_LENGTH) return safe;
-  const suffix = SCHEDULED_TIME_SUFFIX.exec(safe)?.[0] ?? `-${fingerprint(workflowId)}`;
+  const suffix = SCHEDULED_TIME_SUFFIX.exec(safe)?.[0] ?? `-${fnv1a(workflowId)}`;
   return safe.slice(0, MAX_BATCH_ID_LENGTH - suffix.length) + suffix;
 }
 
 /** How batch ids were derived before: the first 64 characters. Runs started then keep their branches. */
 export function legacyBatchIdFromWorkflowId(workflowId: string): string {
   return safeCharacters(workflowId).slice(0, MAX_BATCH_ID_LENGTH);
-}
-
-/** FNV-1a, 32 bits, as 8 hex digits: deterministic, and needs nothing a workflow may not import. */
-function fingerprint(text: string): string {
-  let hash = 0x811c9dc5;
-  for (let index = 0; index < text.length; index++) {
-    hash ^= text.charCodeAt(index);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return (hash >>> 0).toString(16).padStart(8, '0');
 }

@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { dagProblems } from './dag.js';
 import { ErrorType } from './errors.js';
+import { ComplexitySchema, MaxIterationsSchema, TaskTitleSchema, WorkspacePathSchema } from './task-input.js';
 import { parseOrFail } from './validation.js';
 
 /** Task ids become child workflow ids and git branch names, so they keep to a safe alphabet. */
@@ -9,13 +10,13 @@ const TaskIdSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must
 
 export const BatchTaskSchema = z.object({
   id: TaskIdSchema,
-  title: z.string().trim().min(1).max(200),
+  title: TaskTitleSchema,
   description: z.string().trim().min(1),
   dependsOn: z.array(z.string()).default([]),
-  workspace: z.string().startsWith('/', 'must be an absolute path on the worker host').optional(),
+  workspace: WorkspacePathSchema.optional(),
   prd: z.string().optional(),
-  maxIterations: z.number().int().min(1).max(1000).optional(),
-  complexity: z.number().int().min(1).max(5).optional(),
+  maxIterations: MaxIterationsSchema.optional(),
+  complexity: ComplexitySchema.optional(),
 });
 
 export const FAILURE_POLICIES = ['skip-dependents', 'fail-fast', 'continue'] as const;
@@ -29,7 +30,7 @@ export const BatchInputSchema = z
     batchId: TaskIdSchema.optional(),
     tasks: z.array(BatchTaskSchema).default([]),
     tasksFile: z.string().min(1).optional(),
-    workspace: z.string().startsWith('/', 'must be an absolute path on the worker host').optional(),
+    workspace: WorkspacePathSchema.optional(),
     maxParallel: z.number().int().min(1).max(500).default(4),
     onFailure: z.enum(FAILURE_POLICIES).default('skip-dependents'),
     baseBranch: z.string().min(1).optional(),

@@ -19,12 +19,16 @@ export function normalizeError(text: string): string {
     .toLowerCase();
 }
 
-/** A short stable hash (FNV-1a, 32 bit) of the normalised error: deterministic, so it is safe in workflow code. */
+/** A short stable hash of the normalised error. */
 export function errorSignature(text: string): string {
-  const normalized = normalizeError(text).slice(0, 600);
+  return fnv1a(normalizeError(text).slice(0, 600));
+}
+
+/** FNV-1a, 32 bits, as 8 hex digits: deterministic and dependency-free, so it is safe in workflow code. */
+export function fnv1a(text: string): string {
   let hash = 0x811c9dc5;
-  for (let index = 0; index < normalized.length; index++) {
-    hash ^= normalized.charCodeAt(index);
+  for (let index = 0; index < text.length; index++) {
+    hash ^= text.charCodeAt(index);
     hash = Math.imul(hash, 0x01000193);
   }
   return (hash >>> 0).toString(16).padStart(8, '0');

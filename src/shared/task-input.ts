@@ -3,20 +3,26 @@ import { BLOCKER_TIMEOUT_ACTIONS, DurationSchema } from './blockers.js';
 import { DEFAULT_MAX_ITERATIONS } from './constants.js';
 import { parseOrFail } from './validation.js';
 
+/** Field rules a batch's tasks share with the task input, so a batch accepts exactly what its child tasks will. */
+export const TaskTitleSchema = z.string().trim().min(1).max(200);
+export const WorkspacePathSchema = z.string().startsWith('/', 'must be an absolute path on the worker host');
+export const MaxIterationsSchema = z.number().int().min(1).max(1000);
+export const ComplexitySchema = z.number().int().min(1).max(5);
+
 /**
  * `agentTaskWorkflow`'s input: one JSON object, so `temporal workflow start --input '{…}'` works as written.
  * The CLI parses it with this schema before starting, and the workflow parses it again first thing.
  */
 export const TaskInputSchema = z
   .object({
-    title: z.string().trim().min(1).max(200).optional(),
+    title: TaskTitleSchema.optional(),
     description: z.string().trim().min(1, 'must describe the task'),
-    workspace: z.string().startsWith('/', 'must be an absolute path on the worker host'),
+    workspace: WorkspacePathSchema,
     prd: z.string().optional(),
     /** Iteration budget; without it, 30 scaled by `complexity`. */
-    maxIterations: z.number().int().min(1).max(1000).optional(),
+    maxIterations: MaxIterationsSchema.optional(),
     /** 1 (trivial) to 5 (greenfield): scales the default budget, CodeFRAME's 30 × (1 + (c − 1) × 0.5), 15 to 100. */
-    complexity: z.number().int().min(1).max(5).default(1),
+    complexity: ComplexitySchema.default(1),
     model: z.string().min(1).optional(),
     /** How long a blocker may wait for an answer, e.g. `7d`; unset waits for ever. */
     blockerTimeout: DurationSchema.optional(),

@@ -28,7 +28,7 @@ import { SearchAttributeTracker } from '../task/visibility.js';
 import { workflowNow } from '../workflow-time.js';
 import { renderBatchDetails } from './batch-details.js';
 import { buildBatchResult } from './batch-result.js';
-import { countByStatus, isActive, isSettled, readyTasks, reviveForRetry, skipDependents } from './scheduler.js';
+import { countByStatus, dependencyDone, isActive, isSettled, readyTasks, reviveForRetry, skipDependents } from './scheduler.js';
 
 type Activities = ReturnType<typeof createActivities>;
 
@@ -369,10 +369,7 @@ export class BatchRun {
   /** The pending dependents (in the same repository) whose last unfinished dependency is `state`. */
   private readyAfter(state: BatchTaskState): string[] {
     const workspace = this.workspaceOf(this.tasks.find((task) => task.id === state.id)!);
-    const done = (id: string) => {
-      const dependency = this.states.find((candidate) => candidate.id === id)!;
-      return this.input.onFailure === 'continue' ? isSettled(dependency) : dependency.status === 'completed';
-    };
+    const done = (id: string) => dependencyDone(this.states.find((candidate) => candidate.id === id)!, this.input.onFailure);
     return this.states
       .filter((other) => other.status === 'pending' && other.dependsOn.includes(state.id))
       .filter((other) => other.dependsOn.every((id) => id === state.id || done(id)))

@@ -12,14 +12,12 @@ export const isActive = (task: BatchTaskState) => task.status === 'running' || t
  */
 export function readyTasks(tasks: BatchTaskState[], policy: BatchInput['onFailure']): BatchTaskState[] {
   const byId = new Map(tasks.map((task) => [task.id, task]));
-  return tasks.filter(
-    (task) =>
-      task.status === 'pending' &&
-      task.dependsOn.every((id) => {
-        const dependency = byId.get(id)!;
-        return policy === 'continue' ? isSettled(dependency) : dependency.status === 'completed';
-      }),
-  );
+  return tasks.filter((task) => task.status === 'pending' && task.dependsOn.every((id) => dependencyDone(byId.get(id)!, policy)));
+}
+
+/** Whether a dependency lets its dependents start: completed (and merged), or under `continue` merely settled. */
+export function dependencyDone(dependency: BatchTaskState, policy: BatchInput['onFailure']): boolean {
+  return policy === 'continue' ? isSettled(dependency) : dependency.status === 'completed';
 }
 
 /** Marks the transitive dependents of a failed task skipped; returns their ids. */

@@ -1,6 +1,7 @@
 import { ApplicationFailure, getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
 import type { ChildReport } from '../../shared/batch-state.js';
 import type { Blocker } from '../../shared/blockers.js';
+import { emptyUsage } from '../../shared/conversation.js';
 import type { TaskResult } from '../../shared/task-state.js';
 import { childReportSignal } from '../messages.js';
 
@@ -34,7 +35,7 @@ export class ParentReporter {
       workflowId: workflowInfo().workflowId,
       status,
       iterations: figures?.iterations ?? 0,
-      usage: figures?.usage ?? { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      usage: figures?.usage ?? emptyUsage(),
       costUsd: figures?.costUsd ?? 0,
       reason: status === 'completed' ? undefined : (figures?.reason ?? (error instanceof Error ? error.message : status)),
     });

@@ -1,5 +1,6 @@
 import { addUsage, emptyUsage, totalTokens, type ModelTurn, type Usage } from '../../shared/conversation.js';
 import { costOf, projectedCost } from '../../shared/pricing.js';
+import { formatCount } from '../../shared/format.js';
 
 export interface SpendCarry {
   usage: Usage;
@@ -13,7 +14,6 @@ export interface CapHit {
   message: string;
 }
 
-const count = (value: number) => value.toLocaleString('en-US');
 
 /**
  * What the task has spent, in tokens and USD, and its caps. It is workflow state, so it survives crashes and
@@ -44,7 +44,7 @@ export class Spend {
     if (this.tokenCap !== undefined && spentTokens + nextTokens > this.tokenCap) {
       return {
         cap: 'tokens',
-        message: `the token cap of ${count(this.tokenCap)} would be exceeded: ${count(spentTokens)} spent, the next call may use up to ${count(nextTokens)}`,
+        message: `the token cap of ${formatCount(this.tokenCap)} would be exceeded: ${formatCount(spentTokens)} spent, the next call may use up to ${formatCount(nextTokens)}`,
       };
     }
     const nextCost = projectedCost(inputTokens, maxOutputTokens, model);

@@ -3,6 +3,7 @@ import { setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@tempor
 import { SEARCH_ATTRIBUTES } from '../../shared/constants.js';
 import type { BatchStateSnapshot } from '../../shared/batch-state.js';
 import type { TaskPhase, TaskStateSnapshot, TaskStatus } from '../../shared/task-state.js';
+import { formatCount } from '../../shared/format.js';
 
 export const statusKey = defineSearchAttributeKey(SEARCH_ATTRIBUTES.status, SearchAttributeType.KEYWORD);
 export const phaseKey = defineSearchAttributeKey(SEARCH_ATTRIBUTES.phase, SearchAttributeType.KEYWORD);
@@ -27,7 +28,6 @@ export class SearchAttributeTracker {
   }
 }
 
-const formatCount = (value: number) => value.toLocaleString('en-US');
 
 /** The open question first and prominent, with the two ways to answer it. */
 function renderOpenBlockers(state: TaskStateSnapshot): string[] {
