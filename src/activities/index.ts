@@ -25,5 +25,5 @@ export function createActivities(deps: ActivityDeps) {
 }
 
 export type { WorkspaceBinding } from './workspace.js';
-export type { BatchRepo, MergeOutcome } from './git/index.js';
+export type { BatchRepo } from './git/index.js';
 export type { ToolOutcome, ToolCall, WorkspaceShell } from './tools/index.js';

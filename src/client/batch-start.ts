@@ -3,10 +3,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseBatchFile } from '../shared/batch-file.js';
 import { parseBatchInput, type BatchInput } from '../shared/batch-input.js';
-import { DEFAULT_TASK_QUEUE } from '../shared/constants.js';
 import type { batchConductorWorkflow } from '../workflows/index.js';
 import { CliError, emit, webUiUrl, type OutputOptions } from './output.js';
-import { withClient } from './session.js';
+import { clientTaskQueue, withClient } from './session.js';
 
 export interface BatchStartOptions extends OutputOptions {
   maxParallel?: string;
@@ -49,7 +48,7 @@ export async function startBatch(file: string, options: BatchStartOptions): Prom
   });
   const workflowId = options.id ?? `batch-${input.batchId ?? path.basename(file).replace(/\.[^.]+$/, '')}-${randomUUID().slice(0, 8)}`;
   await withClient(async (client, namespace) => {
-    const taskQueue = process.env.CODELOOP_TASK_QUEUE || DEFAULT_TASK_QUEUE;
+    const taskQueue = clientTaskQueue();
     await client.workflow.start<typeof batchConductorWorkflow>('batchConductorWorkflow', {
       args: [input],
       taskQueue,

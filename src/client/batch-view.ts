@@ -13,14 +13,20 @@ export interface BatchView {
   result?: BatchResult;
 }
 
-/** The batch's own state, from `getBatchState`, and its result once it has ended. */
-export async function viewBatch(client: Client, workflowId: string): Promise<BatchView> {
+/** A batch's handle and description; a clear error when there is no such workflow or it is not a batch. */
+export async function describeBatch(client: Client, workflowId: string) {
   const handle = client.workflow.getHandle(workflowId);
   const description = await handle.describe().catch((error) => {
     if (error instanceof WorkflowNotFoundError) throw new CliError(`no batch with workflow id ${workflowId}`);
     throw error;
   });
   if (description.type !== 'batchConductorWorkflow') throw new CliError(`${workflowId} is a ${description.type}, not a batch`);
+  return { handle, description };
+}
+
+/** The batch's own state, from `getBatchState`, and its result once it has ended. */
+export async function viewBatch(client: Client, workflowId: string): Promise<BatchView> {
+  const { handle, description } = await describeBatch(client, workflowId);
   const execution = description.status.name;
   const view: BatchView = { workflowId, execution };
   if (execution === 'COMPLETED') view.result = (await handle.result()) as BatchResult;

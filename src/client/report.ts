@@ -2,6 +2,7 @@ import { WorkflowFailedError, type Client, type WorkflowExecutionInfo } from '@t
 import { ApplicationFailure } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common/lib/time.js';
 import type { BatchResult } from '../shared/batch-state.js';
+import type { Blocker } from '../shared/blockers.js';
 import { SEARCH_ATTRIBUTES } from '../shared/constants.js';
 import { totalTokens } from '../shared/conversation.js';
 import type { TaskResult } from '../shared/task-state.js';
@@ -33,6 +34,7 @@ export interface Report {
 }
 
 const tokensOf = (usage?: TaskResult['usage']) => (usage ? totalTokens(usage) : 0);
+const toQuestions = (blockers: Blocker[]) => blockers.map((b) => ({ blockerId: b.id, question: b.question, askedAt: b.askedAt }));
 
 /**
  * The morning view: every task and batch that ran in the window or is still open, from visibility (who) and each
@@ -45,9 +47,9 @@ export async function buildReport(client: Client, sinceMs: number, now = Date.no
     `AND (ExecutionStatus = "Running" OR CloseTime >= "${since}")`;
   const rows: ReportRow[] = [];
   for await (const execution of client.workflow.list({ query })) rows.push(await describeExecution(client, execution));
-  const tasks: Record<string, number> = {};
-  for (const row of rows.filter((candidate) => candidate.kind === 'task')) tasks[row.status] = (tasks[row.status] ?? 0) + 1;
   const taskRows = rows.filter((row) => row.kind === 'task');
+  const tasks: Record<string, number> = {};
+  for (const row of taskRows) tasks[row.status] = (tasks[row.status] ?? 0) + 1;
   return {
     since,
     tasks,
@@ -69,14 +71,14 @@ async function describeExecution(client: Client, execution: WorkflowExecutionInf
       // What the tasks that have ended so far used; a running task's usage is on its own row.
       const tokens = state?.tasks.reduce((sum, task) => sum + tokensOf(task.usage), 0) ?? 0;
       const cost = state?.tasks.reduce((sum, task) => sum + (task.costUsd ?? 0), 0) ?? 0;
-      return { ...base, status: state?.status ?? 'running', summary: state ? `${state.counts.completed}/${state.tasks.length} tasks done` : undefined, questions: state?.openBlockers.map((b) => ({ blockerId: b.id, question: b.question, askedAt: b.askedAt })), tokens, costUsd: cost };
+      return { ...base, status: state?.status ?? 'running', summary: state ? `${state.counts.completed}/${state.tasks.length} tasks done` : undefined, questions: state && toQuestions(state.openBlockers), tokens, costUsd: cost };
     }
     const state = await queryState(client, handle);
     return {
       ...base,
       status: state?.status ?? 'running',
       summary: state ? `${state.phase}, iteration ${state.iteration}/${state.maxIterations}` : undefined,
-      questions: state?.openBlockers.map((b) => ({ blockerId: b.id, question: b.question, askedAt: b.askedAt })),
+      questions: state && toQuestions(state.openBlockers),
       tokens: tokensOf(state?.usage),
       costUsd: state?.costUsd ?? 0,
     };

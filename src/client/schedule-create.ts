@@ -1,9 +1,8 @@
 import type { ScheduleOverlapPolicy } from '@temporalio/client';
-import { DEFAULT_TASK_QUEUE } from '../shared/constants.js';
 import type { batchConductorWorkflow } from '../workflows/index.js';
 import { readBatchFile } from './batch-start.js';
 import { CliError, emit, type OutputOptions } from './output.js';
-import { withClient } from './session.js';
+import { clientTaskQueue, withClient } from './session.js';
 
 export const OVERLAP_CHOICES = ['skip', 'buffer-one', 'buffer-all', 'cancel-other', 'terminate-other', 'allow-all'] as const;
 export const toOverlapPolicy = (choice: string) => choice.toUpperCase().replace(/-/g, '_') as ScheduleOverlapPolicy;
@@ -23,7 +22,7 @@ export interface ScheduleCreateOptions extends OutputOptions {
  */
 export async function createSchedule(name: string, options: ScheduleCreateOptions): Promise<void> {
   const input = readBatchFile(options.batch);
-  const taskQueue = process.env.CODELOOP_TASK_QUEUE || DEFAULT_TASK_QUEUE;
+  const taskQueue = clientTaskQueue();
   await withClient(async (client) => {
     try {
       await client.schedule.create({

@@ -1,6 +1,7 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { QueryDefinition } from '@temporalio/common';
 import { connectClient } from '../connection.js';
+import { DEFAULT_TASK_QUEUE } from '../shared/constants.js';
 
 /** Runs a command body with a connected client and always closes the connection. */
 export async function withClient<T>(body: (client: Client, namespace: string) => Promise<T>): Promise<T> {
@@ -11,6 +12,9 @@ export async function withClient<T>(body: (client: Client, namespace: string) =>
     await connection.close();
   }
 }
+
+/** The task queue the CLI starts workflows on: `CODELOOP_TASK_QUEUE`, or codeloop's default. */
+export const clientTaskQueue = (): string => process.env.CODELOOP_TASK_QUEUE || DEFAULT_TASK_QUEUE;
 
 const QUERY_DEADLINE_MS = 10_000;
 

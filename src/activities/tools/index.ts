@@ -8,7 +8,6 @@ import { runWorkspaceCommand, type WorkspaceShell } from './run-command.js';
 import { runWorkspaceTests } from './run-tests.js';
 import { searchCodebase } from './search-codebase.js';
 import type { ToolOutcome } from './tool-outcome.js';
-import type { WorkspaceShell as Shell } from './run-command.js';
 
 /** One tool call: the workspace on this host and the model's validated input. */
 export interface ToolCall<N extends ToolName> {
@@ -35,7 +34,7 @@ export function createToolActivities(deps: { shell: WorkspaceShell }) {
 }
 
 /** Lints the file an edit or create wrote and appends what is left under "LINT ERRORS (must fix)". */
-async function withLint(shell: Shell, workspace: string, outcome: ToolOutcome): Promise<ToolOutcome> {
+async function withLint(shell: WorkspaceShell, workspace: string, outcome: ToolOutcome): Promise<ToolOutcome> {
   if (outcome.isError || !outcome.changedFile || !readWorkspaceConfig(workspace).lint) return outcome;
   const report = await lintFile(shell, workspace, outcome.changedFile);
   if (!report?.errors) return outcome;

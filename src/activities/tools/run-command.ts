@@ -8,6 +8,9 @@ import type { ToolOutcome } from './tool-outcome.js';
 /** Runs a shell command in a workspace; injected so tests and the worker share one implementation. */
 export type WorkspaceShell = (command: string, options: { workspace: string; timeoutMs: number }) => Promise<ProcessResult>;
 
+/** One argument for a `WorkspaceShell` command line, single-quoted so the shell takes it literally. */
+export const shellQuote = (value: string): string => `'${value.replace(/'/g, `'\\''`)}'`;
+
 /**
  * `run_command`: refused when the deny-list matches, otherwise run in the workspace with a scrubbed environment.
  * A non-zero exit or a timeout is an observation for the model, not a failed activity.

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { COMMAND_OUTPUT_CHARS, COMMAND_TIMEOUT } from '../../shared/constants.js';
 import type { ToolInput } from '../../shared/tools.js';
 import type { ToolOutcome } from './tool-outcome.js';
-import { describeRun, type WorkspaceShell } from './run-command.js';
+import { describeRun, shellQuote, type WorkspaceShell } from './run-command.js';
 import { resolveInWorkspace } from './workspace-path.js';
 import { observe } from './tool-outcome.js';
 
@@ -34,7 +34,7 @@ export async function runWorkspaceTests(shell: WorkspaceShell, workspace: string
     if (!base) {
       return { content: 'no test runner found: add a "test" script to package.json or pytest tests', isError: true };
     }
-    const target = input.test_path ? ` ${quote(resolveInWorkspace(workspace, input.test_path).relative)}` : '';
+    const target = input.test_path ? ` ${shellQuote(resolveInWorkspace(workspace, input.test_path).relative)}` : '';
     const command = `${base}${target}`;
     const result = await shell(command, { workspace, timeoutMs: COMMAND_TIMEOUT.maxSeconds * 1000 });
     const passed = result.exitCode === 0;
@@ -65,8 +65,4 @@ export function firstFailure(output: string): string {
   const next = lines.findIndex((line, index) => index > start && (marker.test(line) || /^={3,}|^\s*# Subtest:/.test(line)));
   const end = Math.min(next === -1 ? lines.length : next, start + TRACEBACK_LINES);
   return [...lines.slice(start, end), ...(summary.length ? ['…', ...summary] : [])].join('\n');
-}
-
-function quote(value: string): string {
-  return `'${value.replace(/'/g, `'\\''`)}'`;
 }

@@ -4,7 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import { LINT_OUTPUT_CHARS } from '../../shared/constants.js';
 import { truncateEnd } from '../../shared/truncate.js';
 import { findExecutable } from '../process/find-executable.js';
-import type { WorkspaceShell } from '../tools/run-command.js';
+import { shellQuote, type WorkspaceShell } from '../tools/run-command.js';
 
 export interface LintReport {
   linter: string;
@@ -15,7 +15,6 @@ export interface LintReport {
 const LINT_TIMEOUT_MS = 120_000;
 const ESLINT_CONFIGS = ['eslint.config.js', 'eslint.config.mjs', 'eslint.config.cjs', 'eslint.config.ts', '.eslintrc', '.eslintrc.js', '.eslintrc.cjs', '.eslintrc.json', '.eslintrc.yml'];
 
-const quote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
 
 /**
  * Lints one file right after an edit or create, with what the workspace has: ruff (autofix first) for Python,
@@ -38,22 +37,22 @@ export async function lintFile(
     return { linter, errors: failed ? truncateEnd(output || `${linter} exited with ${result.exitCode}`, LINT_OUTPUT_CHARS) : undefined };
   };
   const local = (name: string) => path.join(workspace, 'node_modules', '.bin', name);
-  const hasEslint = existsSync(local('eslint')) && ESLINT_CONFIGS.some((name) => existsSync(path.join(workspace, name)));
+  const hasEslint = () => existsSync(local('eslint')) && ESLINT_CONFIGS.some((name) => existsSync(path.join(workspace, name)));
 
   if (extension === '.py') {
     const ruff = findExecutable('ruff', [path.join(workspace, '.venv/bin/ruff'), path.join(workspace, 'venv/bin/ruff')], searchPath);
-    if (ruff) return run('ruff', `${quote(ruff)} check --fix --quiet --output-format concise ${quote(file)}`);
+    if (ruff) return run('ruff', `${shellQuote(ruff)} check --fix --quiet --output-format concise ${shellQuote(file)}`);
     // A syntax check that, unlike py_compile, leaves no __pycache__ behind in the workspace.
     const check = 'import sys; compile(open(sys.argv[1], encoding="utf-8").read(), sys.argv[1], "exec")';
-    return run('python syntax check', `python3 -c ${quote(check)} ${quote(file)}`);
+    return run('python syntax check', `python3 -c ${shellQuote(check)} ${shellQuote(file)}`);
   }
   if (['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'].includes(extension)) {
-    if (hasEslint) return run('eslint', `${quote(local('eslint'))} --fix ${quote(file)}`);
+    if (hasEslint()) return run('eslint', `${shellQuote(local('eslint'))} --fix ${shellQuote(file)}`);
     if (extension.includes('t') && extension !== '.js' && existsSync(local('tsc')) && existsSync(path.join(workspace, 'tsconfig.json'))) {
       // tsc checks the whole project; only this file's errors are the edit's to fix.
-      return run('tsc --noEmit', `${quote(local('tsc'))} --noEmit --pretty false -p .`, (line) => line.startsWith(file));
+      return run('tsc --noEmit', `${shellQuote(local('tsc'))} --noEmit --pretty false -p .`, (line) => line.startsWith(file));
     }
-    if (['.js', '.mjs', '.cjs'].includes(extension)) return run('node --check', `node --check ${quote(file)}`);
+    if (['.js', '.mjs', '.cjs'].includes(extension)) return run('node --check', `node --check ${shellQuote(file)}`);
     return undefined;
   }
   if (extension === '.json' || extension === '.yaml' || extension === '.yml') {

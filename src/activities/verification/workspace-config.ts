@@ -7,12 +7,12 @@ import { describeIssues } from '../../shared/validation.js';
 const CONFIG_FILES = ['codeloop.json', 'codeloop.yaml', 'codeloop.yml'];
 
 /** The workspace's own codeloop config, or the defaults. A config that does not parse is an error naming the file. */
-export function readWorkspaceConfig(workspace: string): WorkspaceConfig & { file?: string } {
+export function readWorkspaceConfig(workspace: string): WorkspaceConfig {
   const file = CONFIG_FILES.find((name) => existsSync(path.join(workspace, name)));
   if (!file) return WorkspaceConfigSchema.parse({});
   const text = readFileSync(path.join(workspace, file), 'utf8');
   const raw = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
   const parsed = WorkspaceConfigSchema.safeParse(raw ?? {});
   if (!parsed.success) throw new Error(`${file} is invalid: ${describeIssues(parsed.error)}`);
-  return { ...parsed.data, file };
+  return parsed.data;
 }
