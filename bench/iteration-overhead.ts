@@ -5,7 +5,7 @@ import { startFakeMessagesApi } from '../tests/support/fake-messages-api.js';
 import { makeWorkspace } from '../tests/support/workspace.js';
 import { stamp, table, withWorkers, writeSection, type BenchEnv } from './harness.js';
 import { runPlainLoop } from './plain-loop.js';
-import { cyclingSession } from './scripted-sessions.js';
+import { cyclingSession } from '../tests/support/sessions.js';
 
 const ITERATIONS = 40;
 const ROUNDS = 3;

@@ -4,7 +4,7 @@ import { startFakeMessagesApi } from '../tests/support/fake-messages-api.js';
 import { makeWorkspace } from '../tests/support/workspace.js';
 import { stamp, table, withWorkers, writeSection, type BenchEnv } from './harness.js';
 import { agentRequests, cacheableText, cacheReadShare, identicalPrefixShare } from './request-prefix.js';
-import { cyclingSession } from './scripted-sessions.js';
+import { cyclingSession } from '../tests/support/sessions.js';
 
 const ITERATIONS = 30;
 const GOAL = 0.85;

@@ -1,4 +1,4 @@
-import type { MessagesBody, RecordedRequest } from '../tests/support/fake-messages-api.js';
+import { reportedUsage, type MessagesBody, type RecordedRequest } from '../tests/support/fake-messages-api.js';
 import { DEFAULT_MODEL } from '../src/shared/constants.js';
 import { costOf } from '../src/shared/pricing.js';
 
@@ -27,18 +27,7 @@ export function identicalPrefixShare(previous: string, current: string): number 
 /** The agent's own requests (they carry tools), not the summariser's. */
 export const agentRequests = (requests: RecordedRequest[]) => requests.filter((request) => request.body.tools?.length);
 
-export function requestCost(request: RecordedRequest): number {
-  const usage = request.usage!;
-  return costOf(
-    {
-      inputTokens: usage.input_tokens,
-      outputTokens: usage.output_tokens,
-      cacheReadTokens: usage.cache_read_input_tokens,
-      cacheWriteTokens: usage.cache_creation_input_tokens,
-    },
-    DEFAULT_MODEL,
-  );
-}
+export const requestCost = (request: RecordedRequest): number => costOf(reportedUsage(request), DEFAULT_MODEL);
 
 export const cacheReadShare = (request: RecordedRequest) => {
   const usage = request.usage!;

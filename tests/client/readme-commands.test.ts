@@ -5,7 +5,9 @@ import { expect, test } from 'vitest';
 import type { BatchResult } from '../../src/shared/batch-state.js';
 import { waitForBlockers } from '../support/blockers.js';
 import { byTask, byTurn } from '../support/fake-messages-api.js';
+import { eventually } from '../support/polling.js';
 import { fillIn, readmeBlocks, readmeCommand, readmeShellBlock, runShell } from '../support/readme.js';
+import { scheduledRuns as scheduledRunsOf } from '../support/schedules.js';
 import { useTaskHarness } from '../support/task-harness.js';
 import { uniqueName } from '../support/temporal.js';
 import { fileOnBranch, makeGitRepo, makeWorkspace } from '../support/workspace.js';
@@ -20,6 +22,10 @@ const env = () => ({
   GIT_AUTHOR_NAME: 'operator', GIT_AUTHOR_EMAIL: 'operator@localhost', GIT_COMMITTER_NAME: 'operator', GIT_COMMITTER_EMAIL: 'operator@localhost',
 });
 const onOurQueue: [string, string] = ['--task-queue codeloop', `--task-queue ${harness.taskQueue}`];
+
+/** The batches a schedule started, once the first shows in visibility. */
+const scheduledRuns = (scheduleId: string) =>
+  eventually(() => scheduledRunsOf(harness.temporal.client, scheduleId), (ids) => ids.length > 0, `schedule ${scheduleId} started no run`);
 
 /** The tasks both README batches name, each creating one file. */
 const readmeTasks = () =>
@@ -99,15 +105,3 @@ test("the operator walkthrough, from tonight's tasks to the morning report, runs
   expect((await result(rawRun!)).status).toBe('completed');
   for (const schedule of [name, rawName]) await runShell(`npx codeloop schedule delete ${schedule}`, env());
 }, 240_000);
-
-/** The batches a schedule started, waiting for the first to appear in visibility. */
-async function scheduledRuns(scheduleId: string): Promise<string[]> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const ids: string[] = [];
-    for await (const run of harness.temporal.client.workflow.list({ query: `TemporalScheduledById = '${scheduleId}'` })) ids.push(run.workflowId);
-    if (ids.length > 0) return ids.sort();
-    if (Date.now() > deadline) throw new Error(`schedule ${scheduleId} started no run`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}

@@ -1,12 +1,12 @@
 import { expect, test } from 'vitest';
 import type { Report } from '../../src/client/report.js';
-import type { BatchStateSnapshot } from '../../src/shared/batch-state.js';
-import { addUsage, emptyUsage, type Usage } from '../../src/shared/conversation.js';
+import { addUsage, emptyUsage, totalTokens, type Usage } from '../../src/shared/conversation.js';
 import { costOf } from '../../src/shared/pricing.js';
 import type { batchConductorWorkflow } from '../../src/workflows/index.js';
-import { answerBlockerSignal, getBatchStateQuery } from '../../src/workflows/messages.js';
+import { answerBlockerSignal } from '../../src/workflows/messages.js';
 import { runCli } from '../support/cli.js';
-import { byTask, byTurn, type RecordedRequest } from '../support/fake-messages-api.js';
+import { waitForBatch } from '../support/batch.js';
+import { byTask, byTurn, isForTask, reportedUsage } from '../support/fake-messages-api.js';
 import { useTaskHarness } from '../support/task-harness.js';
 import { uniqueName } from '../support/temporal.js';
 import { makeGitRepo } from '../support/workspace.js';
@@ -18,25 +18,12 @@ const text = async () => (await runCli(['report', '--since', '1h'], env())).stdo
 
 /** The usage the fake reported to the tasks with these titles, as a batch adds it up. */
 function usageOf(...titles: string[]): Usage {
-  const ofTask = (request: RecordedRequest) => titles.some((title) => JSON.stringify(request.body.system ?? '').includes(`## ${title}\\n`));
   return harness.fake.requests
-    .filter((request) => request.usage && ofTask(request))
-    .reduce(
-      (sum, { usage }) =>
-        addUsage(sum, { inputTokens: usage!.input_tokens, outputTokens: usage!.output_tokens, cacheReadTokens: usage!.cache_read_input_tokens, cacheWriteTokens: usage!.cache_creation_input_tokens }),
-      emptyUsage(),
-    );
+    .filter((request) => request.usage && titles.some((title) => isForTask(request, title)))
+    .map(reportedUsage)
+    .reduce(addUsage, emptyUsage());
 }
-const tokensOf = (usage: Usage) => usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
-
-async function waitForBatch(workflowId: string, predicate: (state: BatchStateSnapshot) => boolean): Promise<void> {
-  const handle = harness.temporal.client.workflow.getHandle(workflowId);
-  for (const deadline = Date.now() + 60_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 200))) {
-    const state = await handle.query(getBatchStateQuery).catch(() => undefined);
-    if (state && predicate(state)) return;
-  }
-  throw new Error(`batch ${workflowId} never reached the expected state`);
-}
+const tokensOf = totalTokens;
 
 test('report: a batch row while it runs and once it ends, with its counts, tokens and cost', async () => {
   harness.fake.setResponder(
@@ -53,7 +40,7 @@ test('report: a batch row while it runs and once it ends, with its counts, token
     workflowId,
     args: [{ workspace: makeGitRepo(), maxParallel: 3, tasks: [task('done', 'Report done'), task('asks', 'Report asks'), task('broken', 'Report broken'), task('after', 'Report after', ['broken'])] }],
   });
-  await waitForBatch(workflowId, (state) => state.counts.completed === 1 && state.counts.skipped === 1 && state.tasks.some((t) => t.id === 'asks' && t.blockedOn));
+  await waitForBatch(harness.temporal.client.workflow.getHandle(workflowId), (state) => state.counts.completed === 1 && state.counts.skipped === 1 && state.tasks.some((t) => t.id === 'asks' && t.blockedOn));
 
   // Running: the tasks that have ended so far count; the blocked task's question is on its own row.
   const usedSoFar = usageOf('Report done');

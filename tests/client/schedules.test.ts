@@ -5,6 +5,8 @@ import type { BatchResult } from '../../src/shared/batch-state.js';
 import { answerBlockerSignal } from '../../src/workflows/messages.js';
 import { runCli } from '../support/cli.js';
 import { byTask, byTurn } from '../support/fake-messages-api.js';
+import { eventually } from '../support/polling.js';
+import { scheduledRuns as scheduledRunsOf } from '../support/schedules.js';
 import { useTaskHarness } from '../support/task-harness.js';
 import { uniqueName } from '../support/temporal.js';
 import { makeGitRepo } from '../support/workspace.js';
@@ -32,21 +34,7 @@ function scheduledBatch(firstTask: string): { repo: string; batchFile: string } 
 }
 
 /** The batches a schedule started, newest last. */
-async function scheduledRuns(name: string): Promise<string[]> {
-  const ids: string[] = [];
-  for await (const run of harness.temporal.client.workflow.list({ query: `TemporalScheduledById = '${name}'` })) ids.push(run.workflowId);
-  return ids.sort();
-}
-
-async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const value = await read();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
+const scheduledRuns = (name: string) => scheduledRunsOf(harness.temporal.client, name);
 
 test('create, trigger, pause and unpause; the tasks file is read when the run starts', async () => {
   harness.fake.setResponder(scripts());

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Usage } from '../../src/shared/conversation.js';
 
 /**
  * A loopback server that speaks the Anthropic Messages API (JSON and SSE streaming), so the real
@@ -51,11 +52,20 @@ export function withSummaries(responder: Responder, summary = 'Summary: earlier 
   return (request) => (request.body.tools?.length ? responder(request) : { text: summary });
 }
 
+/** Whether a request belongs to the task with this title (the task layer of its system prompt names it). */
+export const isForTask = (request: { body: MessagesBody }, title: string): boolean =>
+  JSON.stringify(request.body.system ?? '').includes(`## ${title}\\n`);
+
+/** The usage the fake reported for a request, as codeloop's own `Usage` adds it up. */
+export function reportedUsage(request: RecordedRequest): Usage {
+  const usage = request.usage!;
+  return { inputTokens: usage.input_tokens, outputTokens: usage.output_tokens, cacheReadTokens: usage.cache_read_input_tokens, cacheWriteTokens: usage.cache_creation_input_tokens };
+}
+
 /** Routes each request to the responder of its task, found by the task title in the system prompt. */
 export function byTask(responders: Record<string, Responder>): Responder {
   return (request) => {
-    const system = JSON.stringify(request.body.system ?? '');
-    const title = Object.keys(responders).find((candidate) => system.includes(`## ${candidate}\\n`));
+    const title = Object.keys(responders).find((candidate) => isForTask(request, candidate));
     if (!title) return { error: { status: 400, type: 'invalid_request_error', message: `FakeModel: no script for this task` } };
     return responders[title](request);
   };

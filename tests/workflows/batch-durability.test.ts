@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { BatchResult } from '../../src/shared/batch-state.js';
 import type { batchConductorWorkflow } from '../../src/workflows/index.js';
-import { getBatchStateQuery } from '../../src/workflows/messages.js';
+import { waitForBatch } from '../support/batch.js';
 import { byTurn, startFakeMessagesApi, type FakeMessagesApi, type Responder } from '../support/fake-messages-api.js';
 import { recordHistory } from '../support/record-history.js';
 import { connectTemporal, modelEnv, startWorkers, uniqueName, type TestTemporal } from '../support/temporal.js';
@@ -47,13 +47,7 @@ test('SIGKILL the worker mid-batch: a new worker completes it, every task run ex
     taskQueue,
     workflowId: uniqueName('batch-crash'),
   });
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const state = await handle.query(getBatchStateQuery).catch(() => undefined);
-    if (state && state.counts.completed >= 2 && state.counts.running >= 1) break;
-    if (Date.now() > deadline) throw new Error(`crash point never reached: ${JSON.stringify(state?.counts)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await waitForBatch(handle, (state) => state.counts.completed >= 2 && state.counts.running >= 1, 50);
   await first.kill();
   const second = await spawnWorker(env);
   try {

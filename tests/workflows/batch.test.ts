@@ -4,13 +4,14 @@ import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, test } from 'vitest';
-import type { BatchResult, BatchStateSnapshot } from '../../src/shared/batch-state.js';
+import type { BatchResult } from '../../src/shared/batch-state.js';
 import { addUsage, emptyUsage, type Usage } from '../../src/shared/conversation.js';
 import { costOf } from '../../src/shared/pricing.js';
 import type { batchConductorWorkflow } from '../../src/workflows/index.js';
 import { answerBlockerSignal, getBatchStateQuery, retryTaskSignal } from '../../src/workflows/messages.js';
 import { waitForBlockers } from '../support/blockers.js';
-import { byTask, byTurn, type RecordedRequest, type Responder, type ScriptedTurn } from '../support/fake-messages-api.js';
+import { waitForBatch } from '../support/batch.js';
+import { byTask, byTurn, isForTask, reportedUsage, type RecordedRequest, type Responder, type ScriptedTurn } from '../support/fake-messages-api.js';
 import { recordHistory } from '../support/record-history.js';
 import { useTaskHarness } from '../support/task-harness.js';
 import { uniqueName } from '../support/temporal.js';
@@ -37,32 +38,17 @@ const slow = (ms: number, responder: Responder): Responder => async (request) =>
 };
 
 /** The model requests of one task (by its title in the system prompt) since `since` requests had been made. */
-const requestsOf = (title: string, since: number) =>
-  harness.fake.requests.slice(since).filter((request) => JSON.stringify(request.body.system ?? '').includes(`## ${title}\\n`));
+const requestsOf = (title: string, since: number) => harness.fake.requests.slice(since).filter((request) => isForTask(request, title));
 const systemText = (request: RecordedRequest) =>
   typeof request.body.system === 'string' ? request.body.system : (request.body.system ?? []).map((block) => block.text).join('\n');
 /** The usage the fake reported for these requests, as the task adds it up. */
-const usageOf = (requests: RecordedRequest[]): Usage =>
-  requests.reduce(
-    (sum, { usage }) =>
-      addUsage(sum, { inputTokens: usage!.input_tokens, outputTokens: usage!.output_tokens, cacheReadTokens: usage!.cache_read_input_tokens, cacheWriteTokens: usage!.cache_creation_input_tokens }),
-    emptyUsage(),
-  );
+const usageOf = (requests: RecordedRequest[]): Usage => requests.map(reportedUsage).reduce(addUsage, emptyUsage());
 /** The tool results the request sends back: the outcome of the tools the model asked for in its last turn. */
 const toolResultsIn = (request: RecordedRequest) => {
   const last = request.body.messages.at(-1)!;
   return typeof last.content === 'string' ? [] : last.content.filter((block) => block.type === 'tool_result');
 };
 
-async function waitForBatch(handle: { query: (q: typeof getBatchStateQuery) => Promise<BatchStateSnapshot> }, predicate: (state: BatchStateSnapshot) => boolean) {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const state = await handle.query(getBatchStateQuery).catch(() => undefined);
-    if (state && predicate(state)) return state;
-    if (Date.now() > deadline) throw new Error(`batch state never matched: ${JSON.stringify(state)}`);
-    await new Promise((resolve) => setTimeout(resolve, 150));
-  }
-}
 
 describe('DAG validation', () => {
   test.each([

@@ -1,6 +1,5 @@
 import { expect, test } from 'vitest';
 import { agentRequests, cacheableText, identicalPrefixShare } from '../../bench/request-prefix.js';
-import { cyclingSession } from '../../bench/scripted-sessions.js';
 import type { WorkflowFailedError } from '@temporalio/client';
 import type { ApplicationFailure } from '@temporalio/common';
 import type { TaskResult } from '../../src/shared/task-state.js';
@@ -8,7 +7,7 @@ import { answerBlockerSignal, getStateQuery } from '../../src/workflows/messages
 import { waitForState } from '../support/blockers.js';
 import { withSummaries, type MessagesBody, type Responder, type ScriptedTurn } from '../support/fake-messages-api.js';
 import { payloadSizes } from '../support/history.js';
-import { chunkFiles, largeOutputSession } from '../support/sessions.js';
+import { chunkFiles, cyclingSession, largeOutputSession } from '../support/sessions.js';
 import { useTaskHarness } from '../support/task-harness.js';
 import { makeWorkspace } from '../support/workspace.js';
 

@@ -7,7 +7,7 @@ import { costOf } from '../../src/shared/pricing.js';
 import { agentTaskWorkflow } from '../../src/workflows/index.js';
 import { answerBlockerSignal, getStateQuery } from '../../src/workflows/messages.js';
 import { waitForBlockers } from '../support/blockers.js';
-import { byTurn, startFakeMessagesApi, type FakeMessagesApi, type ScriptedTurn } from '../support/fake-messages-api.js';
+import { byTurn, reportedUsage, startFakeMessagesApi, type FakeMessagesApi, type ScriptedTurn } from '../support/fake-messages-api.js';
 import { freePort } from '../support/free-port.js';
 import { runCli } from '../support/cli.js';
 import { recordHistory } from '../support/record-history.js';
@@ -106,15 +106,7 @@ test('continue-as-new carries the conversation and counters, and the task finish
     expect(fake.problems).toEqual([]);
 
     // Spend travels too: the totals are every run's calls, as the model reported them, not the last run's.
-    const calls = fake.requests.slice(before).map(({ body, usage }) => ({
-      model: body.model,
-      usage: {
-        inputTokens: usage!.input_tokens,
-        outputTokens: usage!.output_tokens,
-        cacheReadTokens: usage!.cache_read_input_tokens,
-        cacheWriteTokens: usage!.cache_creation_input_tokens,
-      },
-    }));
+    const calls = fake.requests.slice(before).map((request) => ({ model: request.body.model, usage: reportedUsage(request) }));
     expect(calls).toHaveLength(iterations);
     expect(result.usage).toEqual(calls.map(({ usage }) => usage).reduce(addUsage));
     expect(result.costUsd).toBeCloseTo(calls.reduce((sum, { usage, model }) => sum + costOf(usage, model), 0), 12);
