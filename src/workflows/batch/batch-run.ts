@@ -201,11 +201,15 @@ export class BatchRun {
   private failedToStart(state: BatchTaskState, error: unknown): ChildReport {
     const cause = (error as { cause?: Error }).cause;
     const reason = `could not start: ${cause?.message ?? (error instanceof Error ? error.message : String(error))}`;
-    return { kind: 'finished', workflowId: state.childWorkflowId, status: 'failed', iterations: 0, usage: emptyUsage(), costUsd: 0, reason };
+    return failedReport(state, reason);
+  }
+
+  private task(id: string): BatchTask {
+    return this.tasks.find((candidate) => candidate.id === id)!;
   }
 
   private async startTask(state: BatchTaskState): Promise<void> {
-    const task = this.tasks.find((candidate) => candidate.id === state.id)!;
+    const task = this.task(state.id);
     if (state.attempts > 0) await this.collectAnswers(state);
     const { binding, repo } = this.repos[this.workspaceOf(task)];
     const prepared = this.prepared[task.id];
@@ -247,7 +251,7 @@ export class BatchRun {
       () => undefined,
       (error) => {
         if (error instanceof ChildWorkflowFailure && !(error.cause instanceof ApplicationFailure)) {
-          this.receive({ kind: 'finished', workflowId: state.childWorkflowId, status: 'failed', iterations: 0, usage: emptyUsage(), costUsd: 0, reason: error.cause?.message ?? 'child ended' });
+          this.receive(failedReport(state, error.cause?.message ?? 'child ended'));
         }
       },
     );
@@ -334,7 +338,7 @@ export class BatchRun {
    * removing the worktree afterwards runs beside other merges. A conflict becomes a blocker on the batch.
    */
   private async merge(state: BatchTaskState): Promise<void> {
-    const task = this.tasks.find((candidate) => candidate.id === state.id)!;
+    const task = this.task(state.id);
     const { binding, repo } = this.repos[this.workspaceOf(task)];
     const onHost = (summary: string) => ({ taskQueue: binding.hostQueue, summary });
     this.gitStepsInFlight += 1;
@@ -368,18 +372,18 @@ export class BatchRun {
 
   /** The pending dependents (in the same repository) whose last unfinished dependency is `state`. */
   private readyAfter(state: BatchTaskState): string[] {
-    const workspace = this.workspaceOf(this.tasks.find((task) => task.id === state.id)!);
+    const workspace = this.workspaceOf(this.task(state.id));
     const done = (id: string) => dependencyDone(this.states.find((candidate) => candidate.id === id)!, this.input.onFailure);
     return this.states
       .filter((other) => other.status === 'pending' && other.dependsOn.includes(state.id))
       .filter((other) => other.dependsOn.every((id) => id === state.id || done(id)))
-      .filter((other) => this.workspaceOf(this.tasks.find((task) => task.id === other.id)!) === workspace)
+      .filter((other) => this.workspaceOf(this.task(other.id)) === workspace)
       .map((other) => other.id);
   }
 
   /** Waits for a human on a merge conflict without holding up unrelated tasks. */
   private async resolveConflict(state: BatchTaskState, files: string[]): Promise<void> {
-    const { repo } = this.repos[this.workspaceOf(this.tasks.find((task) => task.id === state.id)!)];
+    const { repo } = this.repos[this.workspaceOf(this.task(state.id))];
     const outcome = await this.desk.ask({
       origin: 'merge-conflict',
       question:
@@ -506,6 +510,11 @@ function derivedBatchId(): string {
   const derived = batchIdFromWorkflowId(workflowId);
   const legacy = legacyBatchIdFromWorkflowId(workflowId);
   return derived === legacy || patched('batch-id-keeps-suffix') ? derived : legacy;
+}
+
+/** The report of a child that could not report its own end: failed, having used nothing the batch can count. */
+function failedReport(state: BatchTaskState, reason: string): ChildReport {
+  return { kind: 'finished', workflowId: state.childWorkflowId, status: 'failed', iterations: 0, usage: emptyUsage(), costUsd: 0, reason };
 }
 
 function withoutRepeats(answers: AnsweredQuestion[]): AnsweredQuestion[] {
