@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { createSandbox } from '../src/activities/process/sandbox.js';
 import { createWorkerActivities } from '../src/create-workers.js';
 import type { agentTaskWorkflow } from '../src/workflows/index.js';
 import { startFakeMessagesApi } from '../tests/support/fake-messages-api.js';
@@ -24,6 +25,7 @@ export async function benchIterationOverhead(env: BenchEnv): Promise<void> {
     env: { ANTHROPIC_API_KEY: fake.apiKey, ANTHROPIC_BASE_URL: fake.url, CODELOOP_MODEL: 'bench-model' },
     hostId: 'bench',
     hostQueue: 'unused',
+    sandbox: createSandbox(),
   });
   const taskQueue = `bench-overhead-${randomUUID().slice(0, 8)}`;
   try {

@@ -3,6 +3,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from './activities/index.js';
 import { createActivityShell } from './activities/process/activity-shell.js';
+import { createSandbox, type Sandbox } from './activities/process/sandbox.js';
 import { DEFAULT_MODEL, DEFAULT_TASK_QUEUE } from './shared/constants.js';
 
 export interface WorkerConfig {
@@ -14,12 +15,14 @@ export interface WorkerConfig {
   hostId?: string;
   /** A prebuilt bundle (tests build one per run); otherwise the workflows are bundled from source at start. */
   workflowBundlePath?: string;
-  /** Environment the worker reads for the model client; defaults to `process.env`. */
+  /** Environment the worker reads for the model client; defaults to `process.env`. Commands see `process.env` under it. */
   env?: NodeJS.ProcessEnv;
 }
 
 export interface CodeloopWorkers {
   hostId: string;
+  /** Where the agent's commands run on this host (see `createSandbox`). */
+  sandbox: Sandbox;
   taskQueue: string;
   hostQueue: string;
   workers: Worker[];
@@ -39,7 +42,8 @@ export async function createCodeloopWorkers(config: WorkerConfig): Promise<Codel
   const taskQueue = config.taskQueue ?? env.CODELOOP_TASK_QUEUE ?? DEFAULT_TASK_QUEUE;
   const hostId = config.hostId ?? env.CODELOOP_HOST_ID ?? os.hostname();
   const hostQueue = hostQueueFor(taskQueue, hostId);
-  const activities = createWorkerActivities({ env, hostId, hostQueue });
+  const sandbox = createSandbox({ ...process.env, ...env });
+  const activities = createWorkerActivities({ env, hostId, hostQueue, sandbox });
   const common: Pick<WorkerOptions, 'connection' | 'namespace' | 'activities'> = {
     connection: config.connection,
     namespace: config.namespace ?? env.TEMPORAL_NAMESPACE ?? 'default',
@@ -54,6 +58,7 @@ export async function createCodeloopWorkers(config: WorkerConfig): Promise<Codel
   ]);
   return {
     hostId,
+    sandbox,
     taskQueue,
     hostQueue,
     workers,
@@ -67,13 +72,14 @@ export async function createCodeloopWorkers(config: WorkerConfig): Promise<Codel
 }
 
 /** The activities a worker registers, with the real dependencies: the model client, the process runner. */
-export function createWorkerActivities(options: { env: NodeJS.ProcessEnv; hostId: string; hostQueue: string }) {
+export function createWorkerActivities(options: { env: NodeJS.ProcessEnv; hostId: string; hostQueue: string; sandbox: Sandbox }) {
   return createActivities({
     createModelClient: modelClientFactory(options.env),
     defaultModel: options.env.CODELOOP_MODEL || DEFAULT_MODEL,
     hostId: options.hostId,
     hostQueue: options.hostQueue,
-    shell: createActivityShell(),
+    sandbox: options.sandbox.mode,
+    shell: createActivityShell(options.sandbox, { ...process.env, ...options.env }),
   });
 }
 

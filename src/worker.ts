@@ -17,6 +17,7 @@ export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<v
     console.error(
       `codeloop worker on ${address} (namespace ${namespace}): task queue ${workers.taskQueue}, host queue ${workers.hostQueue}`,
     );
+    console.error(`codeloop worker: ${workers.sandbox.mode === 'off' ? 'WARNING: ' : ''}${workers.sandbox.description}`);
     if (!env.ANTHROPIC_API_KEY) {
       console.error('codeloop worker: ANTHROPIC_API_KEY is not set; model calls will fail until it is set and the worker restarted');
     }

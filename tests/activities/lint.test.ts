@@ -1,14 +1,19 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from 'vitest';
-import { runProcess } from '../../src/activities/process/run-process.js';
+import { createSandbox } from '../../src/activities/process/sandbox.js';
 import { createToolActivities } from '../../src/activities/tools/index.js';
-import type { WorkspaceShell } from '../../src/activities/tools/run-command.js';
 import { lintFile } from '../../src/activities/verification/lint.js';
 import { ensureRuff } from '../support/ruff.js';
+import { sandboxedShell } from '../support/sandbox.js';
 import { makeWorkspace } from '../support/workspace.js';
 
-const shell: WorkspaceShell = (command, { workspace, timeoutMs }) => runProcess({ command, cwd: workspace, timeoutMs, env: { PATH: process.env.PATH } });
+/**
+ * Linters run sandboxed as on the worker. The workspaces here link to this checkout's pinned ruff and node_modules,
+ * which the sandbox sees only when bound read-only, as an operator would with CODELOOP_SANDBOX_READONLY.
+ */
+const env = { PATH: process.env.PATH, CODELOOP_SANDBOX_READONLY: `${path.resolve('.tools')}:${path.resolve('node_modules')}` };
+const shell = sandboxedShell(env, createSandbox(env));
 
 test('Python without ruff: a syntax check that leaves no __pycache__', async () => {
   const workspace = makeWorkspace({ 'ok.py': 'x = 1\n', 'bad.py': 'def f(:\n  pass\n' });

@@ -3,6 +3,13 @@ import { execa } from 'execa';
 /** Commits made by codeloop carry its own identity, so nothing depends on the host's git config. */
 const IDENTITY = ['-c', 'user.name=codeloop', '-c', 'user.email=codeloop@localhost', '-c', 'commit.gpgsign=false'];
 
+/**
+ * codeloop's git runs outside the sandbox, in repositories the agent has worked in: it runs no hook and no
+ * fsmonitor program, so nothing the agent wrote can run with the worker's rights. (The sandbox also binds `.git`
+ * read-only and the file tools refuse to write there; this holds even for a repository prepared by someone else.)
+ */
+const NO_PROGRAMS = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false'];
+
 export interface GitResult {
   ok: boolean;
   stdout: string;
@@ -11,7 +18,7 @@ export interface GitResult {
 
 /** Runs git without a shell; `ok` is false on a non-zero exit, for the callers that expect one. */
 export async function tryGit(cwd: string, args: string[]): Promise<GitResult> {
-  const result = await execa('git', [...IDENTITY, ...args], { cwd, reject: false, stdin: 'ignore', env: { GIT_TERMINAL_PROMPT: '0' } });
+  const result = await execa('git', [...NO_PROGRAMS, ...IDENTITY, ...args], { cwd, reject: false, stdin: 'ignore', env: { GIT_TERMINAL_PROMPT: '0' } });
   return { ok: result.exitCode === 0, stdout: String(result.stdout).trim(), stderr: String(result.stderr).trim() };
 }
 

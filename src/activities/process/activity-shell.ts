@@ -1,20 +1,22 @@
 import { Context } from '@temporalio/activity';
 import type { WorkspaceShell } from '../tools/run-command.js';
 import { runProcess } from './run-process.js';
-import { scrubbedEnv } from './scrubbed-env.js';
+import type { Sandbox } from './sandbox.js';
 
 /**
- * The shell the tools use inside an activity: a scrubbed environment, heartbeats while the command runs, and the
- * process group killed when the activity is cancelled.
+ * The shell the tools use inside an activity: the worker's sandbox, an environment from the allow-list, heartbeats
+ * while the command runs, and every process it started killed when the activity is cancelled.
  */
-export function createActivityShell(): WorkspaceShell {
-  return (command, { workspace, timeoutMs }) => {
+export function createActivityShell(sandbox: Sandbox, env: NodeJS.ProcessEnv = process.env): WorkspaceShell {
+  return (command, { workspace, timeoutMs, access }) => {
     const context = Context.current();
     return runProcess({
       command,
       cwd: workspace,
       timeoutMs,
-      env: scrubbedEnv(),
+      env,
+      sandbox,
+      access,
       signal: context.cancellationSignal,
       onProgress: () => context.heartbeat(),
     });

@@ -1,12 +1,19 @@
-import { execa } from 'execa';
+import { spawn } from 'node:child_process';
+import { commandEnv } from './command-env.js';
+import { OutputCapture } from './output-capture.js';
+import { DEFAULT_ACCESS, type CommandAccess, type Sandbox } from './sandbox.js';
 
 export interface ProcessRequest {
   /** A shell command line, run by `bash -c`. */
   command: string;
   cwd: string;
   timeoutMs: number;
+  /** The worker's environment: only the allow-listed names and those in `access.env` reach the command. */
   env: NodeJS.ProcessEnv;
-  /** Aborts the run (activity cancellation); the whole process group is killed. */
+  /** Where the command runs; the worker's sandbox, or none (`CODELOOP_SANDBOX=off`). */
+  sandbox: Sandbox;
+  access?: CommandAccess;
+  /** Aborts the run (activity cancellation); every process the command started is killed. */
   signal?: AbortSignal;
   /** Called every few seconds while the process runs, so a long command keeps its activity alive. */
   onProgress?: () => void;
@@ -14,72 +21,110 @@ export interface ProcessRequest {
 
 export interface ProcessResult {
   exitCode: number | undefined;
-  /** stdout and stderr, interleaved as they were written. */
+  /** The signal that ended the command, when one did (SIGXFSZ for a file over the size limit, say). */
+  signal?: string;
+  /** stdout and stderr, interleaved as they were written, capped (see `OutputCapture`). */
   output: string;
+  /** Bytes the command wrote in all. */
+  outputBytes: number;
+  /** Bytes the cap left out of `output` (its middle); 0 when `output` is whole. */
+  omittedBytes: number;
   timedOut: boolean;
   cancelled: boolean;
   durationMs: number;
+  /** The seconds the command was allowed. */
+  timeoutSeconds: number;
 }
 
 const KILL_GRACE_MS = 2_000;
 const PROGRESS_EVERY_MS = 5_000;
-/** What coreutils `timeout` exits with when the deadline passed. */
+/** After the command ends, how long its pipes may stay open before they are closed from this side. */
+const DRAIN_MS = 500;
+/** What coreutils `timeout` exits with when the deadline passed (the unsandboxed path). */
 const TIMEOUT_EXIT_CODE = 124;
 
 /**
- * Runs a command in its own process group and kills the whole group on timeout or cancel, so a test runner's
- * grandchildren (servers, watchers) do not outlive the activity.
+ * Runs a command and makes sure that when it returns, times out or is cancelled, nothing it started is left: in the
+ * sandbox the PID namespace dies with its first process; unsandboxed, the process group is killed. The result is
+ * known when the command's own process ends, even if something it started still holds its output open.
  */
 export async function runProcess(request: ProcessRequest): Promise<ProcessResult> {
   const started = Date.now();
-  // coreutils `timeout` enforces the deadline even if this worker dies mid-command.
-  const seconds = Math.max(1, Math.ceil(request.timeoutMs / 1000));
-  const child = execa('timeout', [`--kill-after=${KILL_GRACE_MS / 1000}`, `${seconds}`, 'bash', '-c', request.command], {
+  const timeoutSeconds = Math.max(1, Math.ceil(request.timeoutMs / 1000));
+  const access = request.access ?? DEFAULT_ACCESS;
+  const launch = request.sandbox.launch(request.command, { workspace: request.cwd, access, timeoutSeconds });
+  const child = spawn(launch.file, launch.args, {
     cwd: request.cwd,
-    env: request.env,
-    extendEnv: false,
+    env: commandEnv(request.env, access.env, launch.home),
     detached: true,
-    stdin: 'ignore',
-    all: true,
-    reject: false,
-    stripFinalNewline: false,
-    maxBuffer: 50_000_000,
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const capture = new OutputCapture();
+  child.stdout.on('data', (chunk: Buffer) => capture.write(chunk));
+  child.stderr.on('data', (chunk: Buffer) => capture.write(chunk));
   let timedOut = false;
   let cancelled = false;
-  const killGroup = () => {
-    if (child.pid === undefined) return;
-    signalGroup(child.pid, 'SIGTERM');
-    setTimeout(() => signalGroup(child.pid!, 'SIGKILL'), KILL_GRACE_MS).unref();
+  const killGroup = (signal: NodeJS.Signals) => {
+    if (child.pid !== undefined) signalGroup(child.pid, signal);
   };
+  const stop = () => {
+    killGroup('SIGTERM');
+    setTimeout(() => killGroup('SIGKILL'), KILL_GRACE_MS).unref();
+  };
+  // Unsandboxed, coreutils `timeout` acts first and this timer is the backstop.
   const timer = setTimeout(() => {
     timedOut = true;
-    killGroup();
-  }, seconds * 1000 + KILL_GRACE_MS);
+    stop();
+  }, timeoutSeconds * 1000 + (request.sandbox.mode === 'off' ? KILL_GRACE_MS : 0));
   const onAbort = () => {
     cancelled = true;
-    killGroup();
+    stop();
   };
   request.signal?.addEventListener('abort', onAbort, { once: true });
   if (request.signal?.aborted) onAbort();
   const progress = request.onProgress ? setInterval(request.onProgress, PROGRESS_EVERY_MS) : undefined;
   try {
-    const result = await child;
-    timedOut ||= result.exitCode === TIMEOUT_EXIT_CODE;
+    const ended = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>((resolve) => {
+      child.once('error', (error) => resolve({ code: null, signal: null, error }));
+      child.once('exit', (code, signal) => resolve({ code, signal }));
+    });
+    if (ended.error) throw new Error(`could not start ${launch.file}: ${ended.error.message}`);
+    // Anything the command left behind goes with it, and its pipes close with it.
+    killGroup('SIGKILL');
+    await drain(child.stdout, child.stderr);
+    const exitCode = ended.code ?? undefined;
+    timedOut ||= request.sandbox.mode === 'off' && exitCode === TIMEOUT_EXIT_CODE;
     return {
-      exitCode: result.exitCode,
-      output: String(result.all ?? ''),
+      exitCode,
+      ...(ended.signal ? { signal: ended.signal } : {}),
+      output: capture.text(),
+      outputBytes: capture.totalBytes,
+      omittedBytes: capture.omittedBytes,
       timedOut,
       cancelled,
       durationMs: Date.now() - started,
+      timeoutSeconds,
     };
   } finally {
     clearTimeout(timer);
     clearInterval(progress);
     request.signal?.removeEventListener('abort', onAbort);
-    // A backgrounded grandchild may still hold the group; it goes with the command that started it.
-    if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
+    await launch.release();
   }
+}
+
+/** Waits for the pipes to close, at most `DRAIN_MS`, then closes them from this side. */
+async function drain(...streams: NodeJS.ReadableStream[]): Promise<void> {
+  const closed = streams.map((stream) => new Promise<void>((resolve) => {
+    const readable = stream as NodeJS.ReadableStream & { readableEnded?: boolean; destroyed?: boolean };
+    if (readable.readableEnded || readable.destroyed) return resolve();
+    stream.once('end', () => resolve());
+    stream.once('close', () => resolve());
+  }));
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.all(closed), new Promise((resolve) => (timer = setTimeout(resolve, DRAIN_MS)))]);
+  clearTimeout(timer);
+  for (const stream of streams) (stream as unknown as { destroy(): void }).destroy();
 }
 
 function signalGroup(pid: number, signal: NodeJS.Signals) {

@@ -1,18 +1,20 @@
 import type { ToolInput, ToolName } from '../../shared/tools.js';
+import type { CommandAccess } from '../process/sandbox.js';
 import { formatLintErrors, lintFile, readWorkspaceConfig } from '../verification/index.js';
 import { createWorkspaceFile } from './create-file.js';
 import { editWorkspaceFile } from './edit-file.js';
 import { listWorkspaceFiles } from './list-files.js';
 import { readWorkspaceFile } from './read-file.js';
-import { runWorkspaceCommand, type WorkspaceShell } from './run-command.js';
+import { runWorkspaceCommand, withAccess, type WorkspaceShell } from './run-command.js';
 import { runWorkspaceTests } from './run-tests.js';
 import { searchCodebase } from './search-codebase.js';
 import type { ToolOutcome } from './tool-outcome.js';
 
-/** One tool call: the workspace on this host and the model's validated input. */
+/** One tool call: the workspace on this host, the model's validated input, and what the task's commands may reach. */
 export interface ToolCall<N extends ToolName> {
   workspace: string;
   input: ToolInput<N>;
+  access?: CommandAccess;
 }
 
 export type { ToolOutcome } from './tool-outcome.js';
@@ -20,16 +22,17 @@ export type { WorkspaceShell } from './run-command.js';
 
 /** One activity per tool, so each step is its own event in history with its own summary. */
 export function createToolActivities(deps: { shell: WorkspaceShell }) {
+  const shellFor = (call: { access?: CommandAccess }) => withAccess(deps.shell, call.access);
   return {
     readFile: (call: ToolCall<'read_file'>): Promise<ToolOutcome> => readWorkspaceFile(call.workspace, call.input),
     listFiles: (call: ToolCall<'list_files'>): Promise<ToolOutcome> => listWorkspaceFiles(call.workspace, call.input),
     searchCodebase: (call: ToolCall<'search_codebase'>): Promise<ToolOutcome> => searchCodebase(call.workspace, call.input),
     createFile: async (call: ToolCall<'create_file'>): Promise<ToolOutcome> =>
-      withLint(deps.shell, call.workspace, await createWorkspaceFile(call.workspace, call.input)),
+      withLint(shellFor(call), call.workspace, await createWorkspaceFile(call.workspace, call.input)),
     editFile: async (call: ToolCall<'edit_file'>): Promise<ToolOutcome> =>
-      withLint(deps.shell, call.workspace, await editWorkspaceFile(call.workspace, call.input)),
-    runCommand: (call: ToolCall<'run_command'>): Promise<ToolOutcome> => runWorkspaceCommand(deps.shell, call.workspace, call.input),
-    runTests: (call: ToolCall<'run_tests'>): Promise<ToolOutcome> => runWorkspaceTests(deps.shell, call.workspace, call.input),
+      withLint(shellFor(call), call.workspace, await editWorkspaceFile(call.workspace, call.input)),
+    runCommand: (call: ToolCall<'run_command'>): Promise<ToolOutcome> => runWorkspaceCommand(shellFor(call), call.workspace, call.input),
+    runTests: (call: ToolCall<'run_tests'>): Promise<ToolOutcome> => runWorkspaceTests(shellFor(call), call.workspace, call.input),
   };
 }
 

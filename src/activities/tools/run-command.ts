@@ -1,18 +1,32 @@
 import { COMMAND_OUTPUT_CHARS } from '../../shared/constants.js';
+import { formatCount } from '../../shared/format.js';
 import { truncateMiddle } from '../../shared/truncate.js';
 import type { ToolInput } from '../../shared/tools.js';
 import { deniedReason } from '../process/deny-list.js';
 import type { ProcessResult } from '../process/run-process.js';
+import type { CommandAccess } from '../process/sandbox.js';
 import type { ToolOutcome } from './tool-outcome.js';
 
-/** Runs a shell command in a workspace; injected so tests and the worker share one implementation. */
-export type WorkspaceShell = (command: string, options: { workspace: string; timeoutMs: number }) => Promise<ProcessResult>;
+/**
+ * Runs a shell command in a workspace, in the worker's sandbox; injected so tests and the worker share one
+ * implementation. `access` is what the task lets its commands reach (network, named variables); none by default.
+ */
+export type WorkspaceShell = (
+  command: string,
+  options: { workspace: string; timeoutMs: number; access?: CommandAccess },
+) => Promise<ProcessResult>;
+
+/** The shell with a task's access applied, for a call's own commands and its linters alike. */
+export const withAccess =
+  (shell: WorkspaceShell, access: CommandAccess | undefined): WorkspaceShell =>
+  (command, options) =>
+    shell(command, { ...options, access });
 
 /** One argument for a `WorkspaceShell` command line, single-quoted so the shell takes it literally. */
 export const shellQuote = (value: string): string => `'${value.replace(/'/g, `'\\''`)}'`;
 
 /**
- * `run_command`: refused when the deny-list matches, otherwise run in the workspace with a scrubbed environment.
+ * `run_command`: refused when the deny-list matches, otherwise run in the workspace's sandbox.
  * A non-zero exit or a timeout is an observation for the model, not a failed activity.
  */
 export async function runWorkspaceCommand(
@@ -28,12 +42,19 @@ export async function runWorkspaceCommand(
 
 /** `$ cmd`, how it ended, then its output cut to `maxChars` keeping both ends. */
 export function describeRun(command: string, result: ProcessResult, maxChars: number): string {
-  const seconds = (result.durationMs / 1000).toFixed(1);
-  const ending = result.timedOut
-    ? `timed out after ${seconds}s; its process group was killed`
-    : result.cancelled
-      ? 'cancelled; its process group was killed'
-      : `exit code ${result.exitCode} in ${seconds}s`;
   const output = result.output.trim() === '' ? '(no output)' : truncateMiddle(result.output.trimEnd(), maxChars);
-  return `$ ${command}\n${ending}\n${output}`;
+  const cut = result.omittedBytes > 0
+    ? `\n(the command wrote ${formatCount(result.outputBytes)} bytes of output; only its beginning and end were kept)`
+    : '';
+  return `$ ${command}\n${describeEnding(result)}${cut}\n${output}`;
+}
+
+/** How a command ended, in words that cannot be mistaken: a timeout is never an exit code. */
+export function describeEnding(result: ProcessResult): string {
+  const seconds = (result.durationMs / 1000).toFixed(1);
+  if (result.timedOut) return `timed out after ${result.timeoutSeconds} s; every process it started was killed`;
+  if (result.cancelled) return 'cancelled; every process it started was killed';
+  if (result.signal === 'SIGXFSZ') return `killed in ${seconds}s: it wrote a file past the size limit (SIGXFSZ)`;
+  if (result.signal) return `killed by ${result.signal} in ${seconds}s`;
+  return `exit code ${result.exitCode} in ${seconds}s`;
 }

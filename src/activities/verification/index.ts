@@ -1,5 +1,6 @@
 import type { GateResult, GateSpec } from '../../shared/gates.js';
-import type { WorkspaceShell } from '../tools/run-command.js';
+import type { CommandAccess } from '../process/sandbox.js';
+import { withAccess, type WorkspaceShell } from '../tools/run-command.js';
 import { detectGates, runGate } from './gates.js';
 
 export { formatLintErrors, lintFile, type LintReport } from './lint.js';
@@ -11,8 +12,8 @@ export function createVerificationActivities(deps: { shell: WorkspaceShell }) {
     async detectGates(workspace: string): Promise<GateSpec[]> {
       return detectGates(workspace);
     },
-    async runVerification(call: { workspace: string; gate: GateSpec }): Promise<GateResult> {
-      return runGate(deps.shell, call.workspace, call.gate);
+    async runVerification(call: { workspace: string; gate: GateSpec; access?: CommandAccess }): Promise<GateResult> {
+      return runGate(withAccess(deps.shell, call.access), call.workspace, call.gate);
     },
   };
 }

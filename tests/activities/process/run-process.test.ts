@@ -2,10 +2,11 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from 'vitest';
 import { runProcess } from '../../../src/activities/process/run-process.js';
+import { testSandbox } from '../../support/sandbox.js';
 import { makeWorkspace } from '../../support/workspace.js';
 
 const run = (command: string, timeoutMs = 10_000, signal?: AbortSignal) =>
-  runProcess({ command, cwd: makeWorkspace(), timeoutMs, env: { PATH: process.env.PATH }, signal });
+  runProcess({ command, cwd: makeWorkspace(), timeoutMs, env: { PATH: process.env.PATH }, sandbox: testSandbox, signal });
 
 test('exit code and interleaved output', async () => {
   const result = await run('echo out; echo err >&2; exit 3');
@@ -15,7 +16,7 @@ test('exit code and interleaved output', async () => {
 
 test('runs in the given directory', async () => {
   const cwd = makeWorkspace({ 'marker.txt': 'here' });
-  const result = await runProcess({ command: 'cat marker.txt', cwd, timeoutMs: 5_000, env: { PATH: process.env.PATH } });
+  const result = await runProcess({ command: 'cat marker.txt', cwd, timeoutMs: 5_000, env: { PATH: process.env.PATH }, sandbox: testSandbox });
   expect(result.output).toBe('here');
 });
 
@@ -26,7 +27,7 @@ test('a timeout kills the whole process group, grandchildren included', async ()
     command: '(sleep 3 && touch survivor) & sleep 30',
     cwd,
     timeoutMs: 1_000,
-    env: { PATH: process.env.PATH },
+    env: { PATH: process.env.PATH }, sandbox: testSandbox,
   });
   expect(result.timedOut).toBe(true);
   expect(Date.now() - started).toBeLessThan(6_000);

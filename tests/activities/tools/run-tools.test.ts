@@ -1,12 +1,10 @@
 import { expect, test } from 'vitest';
-import { runProcess } from '../../../src/activities/process/run-process.js';
-import { scrubbedEnv } from '../../../src/activities/process/scrubbed-env.js';
-import { runWorkspaceCommand, type WorkspaceShell } from '../../../src/activities/tools/run-command.js';
+import { runWorkspaceCommand } from '../../../src/activities/tools/run-command.js';
 import { detectTestCommand, firstFailure, runWorkspaceTests } from '../../../src/activities/tools/run-tests.js';
+import { sandboxedShell } from '../../support/sandbox.js';
 import { makeWorkspace } from '../../support/workspace.js';
 
-const shell: WorkspaceShell = (command, { workspace, timeoutMs }) =>
-  runProcess({ command, cwd: workspace, timeoutMs, env: scrubbedEnv({ ...process.env, ANTHROPIC_API_KEY: 'sk-never-shown' }) });
+const shell = sandboxedShell({ ...process.env, ANTHROPIC_API_KEY: 'sk-never-shown' });
 
 test('run_command: output, exit code, working directory locked to the workspace', async () => {
   const workspace = makeWorkspace({ 'a.txt': 'hello' });

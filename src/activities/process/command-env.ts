@@ -1,0 +1,19 @@
+/** What every command may see of the worker's environment: where programs are, and how to show text. */
+const ALLOWED_NAMES = ['PATH', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TERM', 'TZ'];
+
+/** Non-interactive defaults: test runners, git and pagers never wait for a terminal. */
+const NON_INTERACTIVE = { CI: 'true', GIT_TERMINAL_PROMPT: '0', NO_COLOR: '1', FORCE_COLOR: '0', PAGER: 'cat' };
+
+/**
+ * The environment the agent's commands run with, built from an allow-list and never from the worker's own: a
+ * worker holds the model key, cloud credentials and connection strings under names no deny-list could foresee.
+ * `names` are the extra variables a task lists explicitly (its `env` input); `home` is the command's own home.
+ */
+export function commandEnv(source: NodeJS.ProcessEnv, names: readonly string[], home: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of [...ALLOWED_NAMES, ...names]) {
+    const value = source[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return { ...env, HOME: home, ...NON_INTERACTIVE };
+}
