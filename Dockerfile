@@ -1,7 +1,8 @@
-# A codeloop worker image: Node 20 with git and Python for the agent's tools.
+# A codeloop worker image: Node 20 with git and Python for the agent's tools, and bubblewrap, the sandbox every
+# command of the agent runs in (docker-compose.yml gives the worker the settings the sandbox needs).
 FROM node:20-bookworm
 RUN apt-get update \
- && apt-get install -y --no-install-recommends git python3 python3-pip python3-venv ripgrep \
+ && apt-get install -y --no-install-recommends git python3 python3-pip python3-venv ripgrep bubblewrap \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./

@@ -11,6 +11,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import { webUiUrl } from '../src/client/output.js';
 import { createCodeloopWorkers } from '../src/create-workers.js';
+import { ensureBubblewrap } from '../src/server/bubblewrap.js';
 import { startDevServer, type DevServer } from '../src/server/dev-server.js';
 import type { TaskStateSnapshot } from '../src/shared/task-state.js';
 import { createWorkerLogger } from '../src/worker-logger.js';
@@ -24,6 +25,7 @@ const exitWhenDone = process.argv.includes('--exit');
 
 async function main(): Promise<void> {
   Runtime.install({ logger: createWorkerLogger() });
+  ensureBubblewrap();
   const { address, server } = await findOrStartServer();
   const fake = await startFakeMessagesApi();
   fake.setResponder(demoResponder());

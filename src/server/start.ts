@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runWorker } from '../worker.js';
+import { ensureBubblewrap } from './bubblewrap.js';
 import { startDevServer } from './dev-server.js';
 
 const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -10,6 +11,7 @@ const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
  * one command. With `TEMPORAL_ADDRESS` set, only the worker starts, against that server.
  */
 async function start(): Promise<void> {
+  ensureBubblewrap();
   if (process.env.TEMPORAL_ADDRESS) {
     console.error(`codeloop: TEMPORAL_ADDRESS is set; starting only a worker against ${process.env.TEMPORAL_ADDRESS}`);
     return runWorker();

@@ -24,7 +24,7 @@ test.runIf(compose || required)('docker-compose.yml passes `compose config` and 
   const [command, ...args] = compose!;
   const rendered = execFileSync(command, [...args, '-f', 'docker-compose.yml', 'config'], { env: { ...process.env, ANTHROPIC_API_KEY: '' } }).toString();
   const config = parse(rendered) as {
-    services: Record<string, { image?: string; entrypoint?: string[]; volumes?: unknown[]; environment?: Record<string, string>; depends_on?: Record<string, { condition: string }>; ports?: unknown[] }>;
+    services: Record<string, { image?: string; entrypoint?: string[]; volumes?: unknown[]; environment?: Record<string, string>; depends_on?: Record<string, { condition: string }>; ports?: unknown[]; security_opt?: string[] }>;
   };
   const services = config.services;
   expect(Object.keys(services).sort()).toEqual(['codeloop-setup', 'codeloop-worker', 'postgresql', 'temporal', 'temporal-admin-tools', 'temporal-namespace', 'temporal-schema', 'temporal-ui']);
@@ -33,6 +33,8 @@ test.runIf(compose || required)('docker-compose.yml passes `compose config` and 
   expect(services['temporal-ui'].environment).toMatchObject({ TEMPORAL_ADDRESS: 'temporal:7233' });
   expect(services['codeloop-worker'].environment).toMatchObject({ TEMPORAL_ADDRESS: 'temporal:7233', CODELOOP_HOST_ID: 'compose-worker' });
   expect(services['codeloop-worker'].depends_on).toMatchObject({ 'codeloop-setup': { condition: 'service_completed_successfully' } });
+  // The worker's sandbox makes namespaces and mounts a fresh /proc: Docker's defaults forbid both.
+  expect(services['codeloop-worker'].security_opt?.sort()).toEqual(['apparmor=unconfined', 'seccomp=unconfined', 'systempaths=unconfined']);
   // The plain server image creates no namespace: setup waits for the one-shot that creates it, which waits for the server.
   expect(Object.keys(services['codeloop-setup'].depends_on!)).toEqual(['temporal-namespace']);
   expect(services['codeloop-setup'].depends_on).toMatchObject({ 'temporal-namespace': { condition: 'service_completed_successfully' } });
