@@ -8,6 +8,7 @@ import { benchIterationOverhead } from './iteration-overhead.js';
 import { benchPromptCache } from './prompt-cache.js';
 import { benchCompaction } from './compaction.js';
 import { benchBatchMakespan } from './batch-makespan.js';
+import { benchSandboxCost } from './sandbox-cost.js';
 
 const benches = {
   overhead: benchIterationOverhead,
@@ -15,6 +16,7 @@ const benches = {
   cache: benchPromptCache,
   compaction: benchCompaction,
   batch: benchBatchMakespan,
+  sandbox: benchSandboxCost,
 };
 
 async function main(): Promise<void> {

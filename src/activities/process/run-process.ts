@@ -109,7 +109,8 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
     clearTimeout(timer);
     clearInterval(progress);
     request.signal?.removeEventListener('abort', onAbort);
-    await launch.release();
+    // The group empties a moment after the command ends; removing it need not hold up the result.
+    void launch.release();
   }
 }
 
