@@ -1,15 +1,12 @@
 import { createBatchFileActivities } from './batch-files.js';
 import { createGitActivities } from './git/index.js';
 import { createModelActivities, type ModelDeps } from './model.js';
-import type { Sandbox } from './process/sandbox.js';
 import { createToolActivities, type WorkspaceShell } from './tools/index.js';
 import { createVerificationActivities } from './verification/index.js';
 import { createWorkspaceActivities, type WorkspaceDeps } from './workspace.js';
 
 export interface ActivityDeps extends ModelDeps, WorkspaceDeps {
   shell: WorkspaceShell;
-  /** Whether this worker runs the agent's commands in its sandbox; reported with every workspace it binds. */
-  sandbox: Sandbox['mode'];
 }
 
 /**

@@ -1,6 +1,7 @@
 import { readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
+import type { SandboxMode } from '../shared/command-access.js';
 import { ErrorType } from '../shared/errors.js';
 import type { ProjectContext } from '../shared/prompt.js';
 import { truncateEnd } from '../shared/truncate.js';
@@ -11,6 +12,8 @@ export interface WorkspaceDeps {
   hostId: string;
   /** This worker's own task queue, `<queue>@<host-id>`, where workspace activities must run. */
   hostQueue: string;
+  /** Whether this worker runs commands in its sandbox. */
+  sandbox: SandboxMode;
 }
 
 export interface WorkspaceBinding {
@@ -18,6 +21,8 @@ export interface WorkspaceBinding {
   hostQueue: string;
   /** The workspace's real path on that host. */
   workspace: string;
+  /** Whether that host runs the task's commands in its sandbox. */
+  sandbox: SandboxMode;
 }
 
 const INSTRUCTION_FILES = ['AGENTS.md', 'CLAUDE.md'];
@@ -39,7 +44,7 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
           ErrorType.WorkspaceUnavailable,
         );
       }
-      return { hostId: deps.hostId, hostQueue: deps.hostQueue, workspace: await realpath(workspace) };
+      return { hostId: deps.hostId, hostQueue: deps.hostQueue, workspace: await realpath(workspace), sandbox: deps.sandbox };
     },
 
     /** The project layer of the system prompt: the workspace's own instructions, its stack and its shape. */

@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { dagProblems } from './dag.js';
 import { ErrorType } from './errors.js';
-import { ComplexitySchema, MaxIterationsSchema, TaskTitleSchema, WorkspacePathSchema } from './task-input.js';
+import { ComplexitySchema, EnvNamesSchema, MaxIterationsSchema, NetworkSchema, TaskTitleSchema, WorkspacePathSchema } from './task-input.js';
 import { parseOrFail } from './validation.js';
 
 /** Task ids become child workflow ids and git branch names, so they keep to a safe alphabet. */
@@ -17,6 +17,8 @@ export const BatchTaskSchema = z.object({
   prd: z.string().optional(),
   maxIterations: MaxIterationsSchema.optional(),
   complexity: ComplexitySchema.optional(),
+  network: NetworkSchema.optional(),
+  env: EnvNamesSchema.optional(),
 });
 
 export const FAILURE_POLICIES = ['skip-dependents', 'fail-fast', 'continue'] as const;
@@ -34,6 +36,9 @@ export const BatchInputSchema = z
     maxParallel: z.number().int().min(1).max(500).default(4),
     onFailure: z.enum(FAILURE_POLICIES).default('skip-dependents'),
     baseBranch: z.string().min(1).optional(),
+    /** What every task's commands may reach, unless `taskDefaults` or the task itself says otherwise. */
+    network: NetworkSchema.optional(),
+    env: EnvNamesSchema.optional(),
     /** Task input fields every task gets unless it sets its own (approval, blockerTimeout, model, ...). */
     taskDefaults: z.record(z.string(), z.unknown()).default({}),
   })

@@ -8,6 +8,10 @@ export const TaskTitleSchema = z.string().trim().min(1).max(200);
 export const WorkspacePathSchema = z.string().startsWith('/', 'must be an absolute path on the worker host');
 export const MaxIterationsSchema = z.number().int().min(1).max(1000);
 export const ComplexitySchema = z.number().int().min(1).max(5);
+/** Whether the task's commands may use the network: `on` shares the worker's network with the sandbox. */
+export const NetworkSchema = z.enum(['off', 'on']);
+/** Names of worker environment variables the task's commands may see, beyond the sandbox's allow-list. */
+export const EnvNamesSchema = z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')).max(100);
 
 /**
  * `agentTaskWorkflow`'s input: one JSON object, so `temporal workflow start --input '{…}'` works as written.
@@ -43,6 +47,9 @@ export const TaskInputSchema = z
     onStall: z.enum(['retry', 'blocker', 'fail']).default('retry'),
     /** Run the workspace tools on this host's queue (`codeloop@<host-id>`); a batch pins its tasks to its repo's host. */
     hostQueue: z.string().min(1).optional(),
+    /** What the task's commands may reach beyond the workspace; see README "Safety". */
+    network: NetworkSchema.default('off'),
+    env: EnvNamesSchema.default([]),
     /** Questions answered in an earlier run of this task; they go into the task layer of the prompt. */
     answers: z.array(z.object({ question: z.string(), answer: z.string() })).default([]),
   })

@@ -1,4 +1,5 @@
 import type { Blocker, RejectedAnswer } from './blockers.js';
+import type { CommandAccess, SandboxMode } from './command-access.js';
 import type { Usage } from './conversation.js';
 import type { GateResult } from './gates.js';
 
@@ -36,6 +37,8 @@ export interface TaskResult {
   elapsedMs: number;
   /** How many runs the chain took: 1 + the number of continue-as-new. */
   runs: number;
+  /** Whether the worker ran the task's commands in its sandbox (`off` only with `CODELOOP_SANDBOX=off`). */
+  sandbox?: SandboxMode;
 }
 
 /** What `getState` returns. */
@@ -56,6 +59,10 @@ export interface TaskStateSnapshot {
   compactions: number;
   compactionLog: CompactionRecord[];
   hostId?: string;
+  /** Whether the workspace's worker runs the task's commands in its sandbox; known once the workspace is bound. */
+  sandbox?: SandboxMode;
+  /** Whether the task's commands may use the network (its `network` input). */
+  network: CommandAccess['network'];
   runs: number;
   startedAt: string;
   openBlockers: Blocker[];

@@ -1,15 +1,10 @@
 import { spawnSync } from 'node:child_process';
+import { DEFAULT_ACCESS, type CommandAccess, type SandboxMode } from '../../shared/command-access.js';
 import { findExecutable } from './find-executable.js';
 import { createProcessLimit, type ProcessLimit } from './process-limit.js';
 import { gitMounts, readOnlyMounts } from './sandbox-mounts.js';
 
-/** What a task lets its commands reach beyond the workspace: the network, and worker variables it names. */
-export interface CommandAccess {
-  network: 'off' | 'on';
-  env: readonly string[];
-}
-
-export const DEFAULT_ACCESS: CommandAccess = { network: 'off', env: [] };
+export { DEFAULT_ACCESS, type CommandAccess } from '../../shared/command-access.js';
 
 /** How one command starts: the program, its arguments, and a clean-up once it is over. */
 export interface Launch {
@@ -22,7 +17,7 @@ export interface Launch {
 
 /** Runs `bash -c` either inside bubblewrap or, with `CODELOOP_SANDBOX=off`, directly on the host. */
 export interface Sandbox {
-  readonly mode: 'on' | 'off';
+  readonly mode: SandboxMode;
   /** One line for the worker's start-up log. */
   readonly description: string;
   launch(command: string, options: { workspace: string; access: CommandAccess; timeoutSeconds: number }): Launch;

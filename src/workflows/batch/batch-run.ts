@@ -226,6 +226,9 @@ export class BatchRun {
       workflowId: state.childWorkflowId,
       args: [
         {
+          // What the batch lets every task's commands reach, unless taskDefaults or the task itself say otherwise.
+          ...(this.input.network === undefined ? {} : { network: this.input.network }),
+          ...(this.input.env === undefined ? {} : { env: this.input.env }),
           ...this.input.taskDefaults,
           title: task.title,
           description: task.description,
@@ -234,6 +237,8 @@ export class BatchRun {
           ...(task.prd === undefined ? {} : { prd: task.prd }),
           ...(task.maxIterations === undefined ? {} : { maxIterations: task.maxIterations }),
           ...(task.complexity === undefined ? {} : { complexity: task.complexity }),
+          ...(task.network === undefined ? {} : { network: task.network }),
+          ...(task.env === undefined ? {} : { env: task.env }),
           ...(state.answers?.length ? { answers: state.answers } : {}),
         },
       ],

@@ -179,7 +179,11 @@ export class TaskRun {
       this.phase = 'exploring';
       this.publish();
     }
-    return { workspace: this.binding.workspace, hostQueue: this.binding.hostQueue };
+    return {
+      workspace: this.binding.workspace,
+      hostQueue: this.binding.hostQueue,
+      access: { network: this.input.network, env: this.input.env },
+    };
   }
 
   /** Built once per run, so the cached prefix stays byte-identical; answers so far join the task layer. */
@@ -465,6 +469,7 @@ export class TaskRun {
       gates: this.verifier.results,
       elapsedMs: workflowNow() - workflowInfo().startTime.getTime(),
       runs: this.runs,
+      sandbox: this.binding?.sandbox,
     };
   }
 
@@ -492,6 +497,8 @@ export class TaskRun {
       compactions: this.compactionLog.length,
       compactionLog: this.compactionLog,
       hostId: this.binding?.hostId,
+      sandbox: this.binding?.sandbox,
+      network: this.input.network,
       runs: this.runs,
       startedAt: workflowInfo().startTime.toISOString(),
       openBlockers: this.desk.open(),

@@ -1,5 +1,6 @@
 import { ActivityFailure, isCancellation } from '@temporalio/workflow';
 import type { ToolOutcome } from '../../activities/index.js';
+import type { CommandAccess } from '../../shared/command-access.js';
 import type { ToolResultBlock, ToolUseBlock } from '../../shared/conversation.js';
 import { COMMAND_TIMEOUT } from '../../shared/constants.js';
 import {
@@ -16,10 +17,11 @@ import { describeIssues } from '../../shared/validation.js';
 import { commandActivities, fileActivities } from './activities.js';
 import { summarizeToolCall } from './summaries.js';
 
-/** Where a task's tools run: its workspace, on the host whose own queue is `hostQueue`. */
+/** Where a task's tools run: its workspace, on the host whose own queue is `hostQueue`, with what its commands may reach. */
 export interface ToolTarget {
   workspace: string;
   hostQueue: string;
+  access: CommandAccess;
 }
 
 /** What the workflow decides itself around the workspace tools. */
@@ -43,7 +45,7 @@ export interface ExecutedCall {
 function executeOnHost(name: WorkspaceToolName, input: unknown, target: ToolTarget, summary: string): Promise<ToolOutcome> {
   const activity = TOOL_ACTIVITIES[name];
   const options = { taskQueue: target.hostQueue, summary };
-  const call = [{ workspace: target.workspace, input }] as [never];
+  const call = [{ workspace: target.workspace, input, access: target.access }] as [never];
   if (!COMMAND_TOOLS.has(name)) return fileActivities[activity].executeWithOptions(options, call);
   // A command's own timeout plus a minute to report; run_tests uses the maximum command timeout.
   const seconds = name === 'run_command' ? (input as ToolInput<'run_command'>).timeout : COMMAND_TIMEOUT.maxSeconds;

@@ -22,7 +22,7 @@ export class Verifier {
       results.push(
         await commandActivities.runVerification.executeWithOptions(
           { taskQueue: target.hostQueue, summary: `verify ${gate.name}: ${gate.command}`, startToCloseTimeout: `${gate.timeoutSeconds + 60} seconds` },
-          [{ workspace: target.workspace, gate }],
+          [{ workspace: target.workspace, gate, access: target.access }],
         ),
       );
     }

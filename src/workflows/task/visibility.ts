@@ -55,6 +55,7 @@ export function renderCurrentDetails(state: TaskStateSnapshot, extra: string[] =
     ...renderOpenBlockers(state),
     `**${state.title}**`,
     `Status: **${state.status}** · phase: **${state.phase}** · iteration ${state.iteration}/${state.maxIterations}${state.runs > 1 ? ` · run ${state.runs}` : ''}`,
+    renderContainment(state),
     ...extra,
     state.lastStep ? `Last step: \`${state.lastStep}\`` : undefined,
     `Tokens: ${formatCount(usage.inputTokens)} in · ${formatCount(usage.outputTokens)} out · ${formatCount(usage.cacheReadTokens)} cache read · ${formatCount(usage.cacheWriteTokens)} cache write · $${state.costUsd.toFixed(4)}`,
@@ -67,6 +68,13 @@ export function renderCurrentDetails(state: TaskStateSnapshot, extra: string[] =
     state.result ? `Result: ${state.result.summary}` : undefined,
   ];
   return lines.filter((line): line is string => line !== undefined).join('\n\n');
+}
+
+/** `sandbox: off` stands out: the worker runs this task's commands with its own rights. */
+function renderContainment(state: TaskStateSnapshot): string | undefined {
+  if (!state.sandbox) return undefined;
+  const sandbox = state.sandbox === 'off' ? '⚠ sandbox: **off** (commands run unsandboxed on the worker)' : 'sandbox: on';
+  return `Commands: ${sandbox} · network: ${state.network}`;
 }
 
 export function publishCurrentDetails(state: TaskStateSnapshot, extra: string[] = []): void {
