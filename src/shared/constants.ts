@@ -32,7 +32,15 @@ export const LINT_OUTPUT_CHARS = 2_000;
 export const FUZZY_THRESHOLD = 0.85;
 
 /** `read_file` of a long file without a range shows the head and tail only. */
-export const READ_FILE = { longFileLines: 500, headLines: 200, tailLines: 50 } as const;
+export const READ_FILE = {
+  longFileLines: 500,
+  headLines: 200,
+  tailLines: 50,
+  /** What one call may return, whatever range is asked for: a 5 MB one-line file must not become a 5 MB tool result. */
+  maxLines: 2_000,
+  maxChars: 100_000,
+  maxLineChars: 2_000,
+} as const;
 
 /** `run_command` timeouts, in seconds. */
 export const COMMAND_TIMEOUT = { defaultSeconds: 60, maxSeconds: 300 } as const;

@@ -61,10 +61,10 @@ export type ToolInput<N extends ToolName> = z.output<(typeof toolInputSchemas)[N
 
 const descriptions: Record<ToolName, string> = {
   read_file:
-    'Read a file with line numbers. Files over 500 lines show the first 200 and last 50 unless you give a range.',
+    'Read a text file with line numbers. Files over 500 lines show the first 200 and last 50 unless you give a range. One call shows at most 2,000 lines and 100,000 characters, and cuts lines longer than 2,000 characters.',
   edit_file:
-    'Edit a file with search/replace blocks. Each search block must match exactly one place; copy it from read_file output without the line numbers. Returns a unified diff, or the nearest lines when a block does not match.',
-  create_file: 'Create a new file. Fails if the file exists: use edit_file for existing files.',
+    'Edit a file with search/replace blocks. Each search block must match exactly one place; copy it from read_file output without the line numbers. Returns a unified diff, or the nearest lines when a block does not match. Edits UTF-8 text files only, never under .git/.',
+  create_file: 'Create a new file. Fails if the file exists: use edit_file for existing files. Never under .git/: codeloop manages git itself.',
   search_codebase: 'Search file contents with a regular expression. Skips binary files and files over 1 MB.',
   list_files: 'List files under a directory, skipping .git, node_modules and build output.',
   run_command:

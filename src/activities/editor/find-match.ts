@@ -3,7 +3,7 @@ import { findFuzzyMatches, type Window } from './fuzzy-match.js';
 import { splitBlock } from './line-endings.js';
 import { locateExact, locateLines, measureRegion, type Location } from './locate.js';
 import { findLineNumber, listLineTexts, type TextDocument } from './text-document.js';
-import type { Edit } from './types.js';
+import type { ApplyOptions, Edit } from './types.js';
 
 /** A place a search block matched, 1-based; fuzzy places carry their similarity. */
 export interface Place {
@@ -21,12 +21,12 @@ export type MatchResult =
  * Finds where one normalised edit applies: exact, then ignoring whitespace, then ignoring indentation, then fuzzy.
  * The first level that finds anything decides, and it must find exactly one place.
  *
- * A retried activity runs its edits again on a file that already has them, so an edit is `already-applied` when its
- * replacement is in the file once (verbatim or re-indented) and either the search block is gone or its only match
- * lies inside that replacement. This is checked before fuzzy matching: a replacement usually resembles its search
- * block closely enough to match fuzzily, and applying it there would edit the file a second time.
+ * A retried activity runs its edits again on a file that already has them, so on a retry an edit is `already-applied`
+ * when its replacement is in the file once (verbatim or re-indented) and either the search block is gone or its only
+ * match lies inside that replacement. This is checked before fuzzy matching: a replacement usually resembles its
+ * search block closely enough to match fuzzily, and applying it there would edit the file a second time.
  */
-export function findMatch(document: TextDocument, edit: Edit): MatchResult {
+export function findMatch(document: TextDocument, edit: Edit, options: ApplyOptions): MatchResult {
   const strictLevels = [
     () => locateExact(document, edit.search),
     () => locateLines(document, edit.search, 'whitespace'),
@@ -40,10 +40,11 @@ export function findMatch(document: TextDocument, edit: Edit): MatchResult {
     }
     const location = locations[0];
     if (location) {
-      return isInsideReplacement(document, location, edit) ? { kind: 'already-applied' } : { kind: 'unique', location };
+      const applied = options.retried && isInsideReplacement(document, location, edit);
+      return applied ? { kind: 'already-applied' } : { kind: 'unique', location };
     }
   }
-  if (locateReplacement(document, edit)) return { kind: 'already-applied' };
+  if (options.retried && locateReplacement(document, edit)) return { kind: 'already-applied' };
   const fuzzy = findFuzzyMatches(listLineTexts(document), splitBlock(edit.search), FUZZY_THRESHOLD);
   const [first, ...others] = fuzzy.places;
   if (!first) return { kind: 'missing', nearest: fuzzy.nearest };

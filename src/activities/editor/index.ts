@@ -1,2 +1,2 @@
 export { applyEdits } from './apply-edits.js';
-export type { Edit, EditOutcome, MatchLevel } from './types.js';
+export type { ApplyOptions, Edit, EditOutcome, MatchLevel } from './types.js';

@@ -4,6 +4,15 @@ export interface Edit {
   replace: string;
 }
 
+export interface ApplyOptions {
+  /**
+   * The edits are a retry of a call that may already have written them. Only then is an edit whose replacement is
+   * in the file and whose search block is not taken as `already-applied`; on a first call that same picture means
+   * the search block has a mistake, and calling it applied would report a change that was never made.
+   */
+  retried: boolean;
+}
+
 /**
  * How an edit found its place, from strictest to loosest. `already-applied` means the replacement was already in
  * the file, so a retried activity left it alone instead of applying it twice.

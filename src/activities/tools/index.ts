@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import type { ToolInput, ToolName } from '../../shared/tools.js';
 import type { CommandAccess } from '../process/sandbox.js';
 import { formatLintErrors, lintFile, readWorkspaceConfig } from '../verification/index.js';
@@ -30,10 +31,19 @@ export function createToolActivities(deps: { shell: WorkspaceShell }) {
     createFile: async (call: ToolCall<'create_file'>): Promise<ToolOutcome> =>
       withLint(shellFor(call), call.workspace, await createWorkspaceFile(call.workspace, call.input)),
     editFile: async (call: ToolCall<'edit_file'>): Promise<ToolOutcome> =>
-      withLint(shellFor(call), call.workspace, await editWorkspaceFile(call.workspace, call.input)),
+      withLint(shellFor(call), call.workspace, await editWorkspaceFile(call.workspace, call.input, { attempt: currentAttempt() })),
     runCommand: (call: ToolCall<'run_command'>): Promise<ToolOutcome> => runWorkspaceCommand(shellFor(call), call.workspace, call.input),
     runTests: (call: ToolCall<'run_tests'>): Promise<ToolOutcome> => runWorkspaceTests(shellFor(call), call.workspace, call.input),
   };
+}
+
+/** The running activity's attempt, so `edit_file` knows a retry; 1 when a tool runs outside an activity. */
+function currentAttempt(): number {
+  try {
+    return Context.current().info.attempt;
+  } catch {
+    return 1;
+  }
 }
 
 /** Lints the file an edit or create wrote and appends what is left under "LINT ERRORS (must fix)". */

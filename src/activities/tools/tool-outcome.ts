@@ -29,3 +29,34 @@ export async function observe(body: () => Promise<ToolOutcome>): Promise<ToolOut
     throw error;
   }
 }
+
+/**
+ * File system errors that come from what is in the workspace, not from the worker: a permission the agent changed,
+ * a full disk, a name too long. The model can act on them and a retry of the activity cannot, so they are
+ * refusals.
+ */
+const WORKSPACE_ERRORS: Record<string, string> = {
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  ENOTDIR: 'a part of the path is not a directory',
+  ELOOP: 'a part of the path is a symlink loop',
+  ENAMETOOLONG: 'the path or a name in it is too long',
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'disk quota exceeded',
+  EROFS: 'the file system is read-only',
+  EMLINK: 'too many entries in the directory',
+  ETXTBSY: 'the file is a running program',
+};
+
+/** `observe` for the file tools: also reports workspace file system errors about `requested` to the model. */
+export async function observeFile(requested: string, body: () => Promise<ToolOutcome>): Promise<ToolOutcome> {
+  return observe(async () => {
+    try {
+      return await body();
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? '';
+      if (!Object.hasOwn(WORKSPACE_ERRORS, code)) throw error;
+      return refuse(`cannot use ${requested}: ${WORKSPACE_ERRORS[code]}`);
+    }
+  });
+}

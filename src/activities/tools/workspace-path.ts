@@ -3,6 +3,8 @@ import path from 'node:path';
 import { refuse } from './tool-outcome.js';
 
 export interface WorkspacePath {
+  /** Real absolute path of the workspace root. */
+  root: string;
   /** Real absolute path (symlinks resolved, dangling ones included). */
   absolute: string;
   /** Path relative to the workspace root, with forward slashes. */
@@ -17,6 +19,9 @@ const MAX_SYMLINKS = 40;
  * and symlinks that lead outside are all refused the same way. A path that does not exist yet (a new file) is
  * checked through its nearest existing ancestor, and a symlink whose target does not exist is checked by where it
  * points: a write through it would land there.
+ *
+ * This check alone can be raced (a directory swapped for a symlink after it ran), so the file tools open what it
+ * returns with `openParentDirectory`, which follows no symlink at all.
  */
 export function resolveInWorkspace(workspace: string, requested: string): WorkspacePath {
   const root = realpathSync(workspace);
@@ -25,7 +30,7 @@ export function resolveInWorkspace(workspace: string, requested: string): Worksp
   if (relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) {
     refuse(`path ${requested} is outside the workspace; use a path relative to the workspace root`);
   }
-  return { absolute: real, relative: relative.split(path.sep).join('/') || '.' };
+  return { root, absolute: real, relative: relative.split(path.sep).join('/') || '.' };
 }
 
 /** `realpath` for paths that may not exist, following dangling symlinks by reading them (`lstat` + `readlink`). */
@@ -38,11 +43,22 @@ function realPath(candidate: string, requested: string, followed = 0): string {
     existing = path.dirname(existing);
     entry = entryAt(existing);
   }
-  if (!entry.isSymbolicLink()) return path.join(realpathSync(existing), ...missing);
+  if (!entry.isSymbolicLink()) return path.join(whileUnchanged(() => realpathSync(existing), requested), ...missing);
   if (followed >= MAX_SYMLINKS) refuse(`path ${requested} goes through more than ${MAX_SYMLINKS} symlinks`);
   // Everything above `existing` exists (lstat reached it), so its directory resolves; the link's target may not.
-  const target = path.resolve(realpathSync(path.dirname(existing)), readlinkSync(existing));
+  const target = whileUnchanged(() => path.resolve(realpathSync(path.dirname(existing)), readlinkSync(existing)), requested);
   return realPath(path.join(target, ...missing), requested, followed + 1);
+}
+
+/** Runs a lookup that can only fail if what `lstat` just saw has changed since: a race, refused like one. */
+function whileUnchanged<T>(lookup: () => T, requested: string): T {
+  try {
+    return lookup();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'EINVAL' && code !== 'ENOTDIR') throw error;
+    return refuse(`path ${requested} changed while it was being resolved; nothing was read or written, try again`);
+  }
 }
 
 /** The entry itself (a link is not followed), or `undefined` when the path cannot be reached (ENOENT, ENOTDIR, ELOOP). */

@@ -1,7 +1,9 @@
-import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, test } from 'vitest';
 import { createWorkspaceFile } from '../../../src/activities/tools/create-file.js';
+import { createToolActivities } from '../../../src/activities/tools/index.js';
 import { editWorkspaceFile } from '../../../src/activities/tools/edit-file.js';
 import { listWorkspaceFiles } from '../../../src/activities/tools/list-files.js';
 import { readWorkspaceFile } from '../../../src/activities/tools/read-file.js';
@@ -32,6 +34,15 @@ describe('read_file', () => {
     expect(content).not.toContain('| line 550\n');
   });
 
+  test('a file just over 500 lines still shows its last 50', async () => {
+    const workspace = makeWorkspace({ 'f.txt': lines(520) });
+    const { content } = await readWorkspaceFile(workspace, { path: 'f.txt' });
+    expect(content).toContain('f.txt (520 lines); showing the first 200 and last 50 lines:');
+    expect(content).toContain('… lines 201-470 omitted');
+    expect(content).toContain('471 | line 471\n472 | line 472');
+    expect(content.endsWith('520 | line 520')).toBe(true);
+  });
+
   test('exactly 500 lines is shown whole', async () => {
     const workspace = makeWorkspace({ 'f.txt': lines(500) });
     const { content } = await readWorkspaceFile(workspace, { path: 'f.txt' });
@@ -52,6 +63,24 @@ describe('read_file', () => {
     expect(await readWorkspaceFile(workspace, { path: 'bin.dat' })).toMatchObject({ isError: true, content: expect.stringContaining('binary') });
     expect(await readWorkspaceFile(workspace, { path: '../../etc/passwd' })).toMatchObject({ isError: true, content: expect.stringContaining('outside') });
     expect(await readWorkspaceFile(workspace, { path: 'dir/a.txt', start_line: 5 })).toMatchObject({ isError: true });
+  });
+
+  test('CRLF line ends and a byte order mark are not shown; a last line without a newline is', async () => {
+    const workspace = makeWorkspace({ 'win.txt': '\ufeffone\r\ntwo\r\nthree' });
+    expect((await readWorkspaceFile(workspace, { path: 'win.txt' })).content).toBe('win.txt (3 lines):\n1 | one\n2 | two\n3 | three');
+  });
+
+  test('an empty file reads as one empty line', async () => {
+    const workspace = makeWorkspace({ 'empty.txt': '' });
+    expect((await readWorkspaceFile(workspace, { path: 'empty.txt' })).content).toBe('empty.txt (1 lines):\n1 | ');
+  });
+
+  test('the tail of a long file is read from its end, numbered by its place in the file', async () => {
+    const workspace = makeWorkspace({ 'big.txt': lines(100_000).replace('line 99999\n', 'line 99999\r\n') });
+    const { content } = await readWorkspaceFile(workspace, { path: 'big.txt' });
+    expect(content).toContain('big.txt (100000 lines); showing the first 200 and last 50 lines:');
+    expect(content).toContain('… lines 201-99950 omitted');
+    expect(content.split('\n').slice(-3)).toEqual([' 99998 | line 99998', ' 99999 | line 99999', '100000 | line 100000']);
   });
 });
 
@@ -114,6 +143,17 @@ describe('create_file', () => {
     expect(readFileSync(path.join(workspace, 'exists.txt'), 'utf8')).toBe('old');
   });
 
+  test('a symlinked directory inside the workspace is followed; a file on the way is not a directory', async () => {
+    const workspace = makeWorkspace({ 'real/keep.txt': '', 'notes.txt': 'x' });
+    symlinkSync('real', path.join(workspace, 'alias'));
+    expect(await createWorkspaceFile(workspace, { path: 'alias/new.txt', content: 'n\n' })).toMatchObject({ isError: false, changedFile: 'real/new.txt' });
+    expect(readFileSync(path.join(workspace, 'real/new.txt'), 'utf8')).toBe('n\n');
+    expect(await createWorkspaceFile(workspace, { path: 'notes.txt/inner.txt', content: 'n' })).toEqual({
+      content: 'cannot create notes.txt/inner.txt: notes.txt is not a directory',
+      isError: true,
+    });
+  });
+
   test('a retry that finds its own content succeeds without writing', async () => {
     const workspace = makeWorkspace();
     await createWorkspaceFile(workspace, { path: 'n.txt', content: 'same' });
@@ -136,9 +176,30 @@ describe('edit_file', () => {
     const workspace = makeWorkspace({ 'a.py': 'x = 1\nprint(x)\n' });
     const edit = { path: 'a.py', edits: [{ search: 'x = 1', replace: 'x = 1\ny = 2' }] };
     await editWorkspaceFile(workspace, edit);
-    const retry = await editWorkspaceFile(workspace, edit);
+    const retry = await editWorkspaceFile(workspace, edit, { attempt: 2 });
     expect(retry).toMatchObject({ isError: false, content: expect.stringContaining('already in place') });
     expect(readFileSync(path.join(workspace, 'a.py'), 'utf8')).toBe('x = 1\ny = 2\nprint(x)\n');
+  });
+
+  test('an edited file keeps its permissions', async () => {
+    const workspace = makeWorkspace({ 'run.sh': '#!/bin/sh\necho one\n' });
+    chmodSync(path.join(workspace, 'run.sh'), 0o750);
+    await editWorkspaceFile(workspace, { path: 'run.sh', edits: [{ search: 'echo one', replace: 'echo two' }] });
+    expect(readFileSync(path.join(workspace, 'run.sh'), 'utf8')).toBe('#!/bin/sh\necho two\n');
+    expect(statSync(path.join(workspace, 'run.sh')).mode & 0o777).toBe(0o750);
+  });
+
+  test('the editFile activity takes a retry from its attempt, and a first call outside an activity as attempt 1', async () => {
+    const shell = () => Promise.reject(new Error('no command runs with linting off'));
+    const { editFile } = createToolActivities({ shell });
+    const workspace = makeWorkspace({ 'a.py': 'x = 2\n', 'codeloop.json': '{ "lint": false }' });
+    const call = { workspace, input: { path: 'a.py', edits: [{ search: 'x = 1', replace: 'x = 2' }] } };
+    expect(await editFile(call)).toMatchObject({ isError: true, content: expect.stringContaining('not found') });
+    const retried = await new MockActivityEnvironment({ attempt: 2 }).run(editFile, call);
+    expect(retried).toMatchObject({ isError: false, content: 'a.py: the requested change is already in place; nothing to do' });
+    const first = await new MockActivityEnvironment({ attempt: 1 }).run(editFile, call);
+    expect(first).toMatchObject({ isError: true });
+    expect(readFileSync(path.join(workspace, 'a.py'), 'utf8')).toBe('x = 2\n');
   });
 
   test('a failed block writes nothing and reports the nearest lines', async () => {
