@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
-import fg from 'fast-glob';
 import type { ToolInput } from '../../shared/tools.js';
-import { IGNORE_GLOBS, IGNORED_DIRECTORIES } from './ignored-paths.js';
+import { globInWorkspace } from './glob-in-workspace.js';
+import { IGNORED_DIRECTORIES } from './ignored-paths.js';
 import { observe, ok, refuse, type ToolOutcome } from './tool-outcome.js';
 import { resolveInWorkspace } from './workspace-path.js';
 
@@ -13,7 +13,7 @@ export async function listWorkspaceFiles(workspace: string, input: ToolInput<'li
     const dir = resolveInWorkspace(workspace, input.path ?? '.');
     const info = await stat(dir.absolute).catch(() => refuse(`directory ${input.path} does not exist`));
     if (!info.isDirectory()) refuse(`${input.path} is a file; use read_file to read it`);
-    const entries = await listFiles(dir.absolute, input.pattern ?? '**/*', input.max_depth);
+    const entries = await listFiles(dir.absolute, input.pattern ?? '**/*', input.max_depth, dir.root);
     const prefix = dir.relative === '.' ? '' : `${dir.relative}/`;
     const shown = entries.slice(0, MAX_ENTRIES).map((entry) => prefix + entry);
     const more = entries.length > MAX_ENTRIES ? `\n… ${entries.length - MAX_ENTRIES} more; narrow with path or pattern` : '';
@@ -22,18 +22,12 @@ export async function listWorkspaceFiles(workspace: string, input: ToolInput<'li
   });
 }
 
-/** Sorted relative paths; directories end in `/` so the model sees the shape of the tree. */
-export async function listFiles(cwd: string, pattern: string, maxDepth: number): Promise<string[]> {
-  const entries = await fg(pattern, {
-    cwd,
-    deep: maxDepth,
-    dot: true,
-    onlyFiles: false,
-    markDirectories: true,
-    ignore: IGNORE_GLOBS,
-    followSymbolicLinks: false,
-    suppressErrors: true,
-  });
-  // `ignore` drops what is inside an ignored directory; the directory entry itself still has to go.
-  return entries.filter((entry) => !entry.split('/').some((part) => IGNORED_DIRECTORIES.includes(part))).sort();
+/**
+ * Sorted paths relative to `cwd`; directories end in `/` so the model sees the shape of the tree. Nothing whose
+ * real path is outside `workspace` (by default `cwd` itself) is listed, whatever the pattern.
+ */
+export async function listFiles(cwd: string, pattern: string, maxDepth: number, workspace = cwd): Promise<string[]> {
+  const entries = await globInWorkspace({ root: workspace, cwd, pattern, option: 'pattern', onlyFiles: false, deep: maxDepth });
+  // The walk skips what is inside an ignored directory; the directory entry itself still has to go.
+  return entries.filter((entry) => !entry.split('/').some((part) => IGNORED_DIRECTORIES.includes(part)));
 }
