@@ -10,7 +10,7 @@ import { describe, expect, test } from 'vitest';
 import { countBraceExpansions } from '../../src/activities/tools/brace-expansions.js';
 import { listWorkspaceFiles } from '../../src/activities/tools/list-files.js';
 import { readRegularFile } from '../../src/activities/tools/read-regular-file.js';
-import { REGEX_TIME_LIMIT_MS } from '../../src/activities/tools/regex-search.js';
+import { REGEX_TIME_LIMIT_MS, startRegexSearch } from '../../src/activities/tools/regex-search.js';
 import { searchCodebase } from '../../src/activities/tools/search-codebase.js';
 import type { ToolOutcome } from '../../src/activities/tools/tool-outcome.js';
 import { makeWorkspace } from '../support/workspace.js';
@@ -350,6 +350,13 @@ describe('a regular expression cannot block the worker', () => {
     const workspace = makeWorkspace({ 'a.py': 'def foo():\n  pass\n', 'evil.txt': `${backtrackingLine(8_000)}\n` });
     expect(await search(workspace, '^(a+)+$')).toMatchObject({ isError: true });
     expect((await search(workspace, 'def \\w+')).content).toBe('1 matches for /def \\w+/:\na.py:1: def foo():');
+  });
+
+  test('a search thread that fails before its first batch reports it instead of crashing the worker', async () => {
+    const search = startRegexSearch('(', { maxLineChars: 200 });
+    await sleep(300);
+    await expect(search.match([{ name: 'a.txt', bytes: Buffer.from('(\n') }], 10)).rejects.toThrow(/Invalid regular expression/);
+    await search.close();
   });
 
   test('cancelling the activity stops a running search at once', async () => {

@@ -1,4 +1,4 @@
-import { constants, type Dirent, type Stats } from 'node:fs';
+import { constants, existsSync, type Dirent, type Stats } from 'node:fs';
 import { lstat, open, readdir, readlink, realpath, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
@@ -35,6 +35,8 @@ export interface GlobRequest {
  * Returns paths relative to `cwd`, normalised (`./src/a.ts` is `src/a.ts`) and sorted; directories end in `/`.
  */
 export async function globInWorkspace(request: GlobRequest): Promise<string[]> {
+  // Without /proc every confined call would fail, and fail quietly: fast-glob skips what it cannot read.
+  if (!existsSync('/proc/self/fd')) throw new Error('the glob tools check paths through /proc/self/fd: mount /proc on this worker');
   const root = await realpath(request.root);
   const base = path.relative(root, await realpath(request.cwd));
   refuseEscapingPattern(request.pattern, request.option, base ? `${base} (the directory it applies to)` : 'the workspace root');

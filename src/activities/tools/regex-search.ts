@@ -49,40 +49,46 @@ export function startRegexSearch(pattern: string, options: { maxLineChars: numbe
     execArgv: [],
     resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB },
   });
+  let ended: Error | undefined;
+  let failBatch: ((error: unknown) => void) | undefined;
+  const end = (error: Error) => {
+    ended ??= error;
+    failBatch?.(ended);
+  };
+  // Listening from the start: a thread that fails before its first batch must not become an unhandled 'error'.
+  worker.on('error', (error: Error & { code?: string }) => end(error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? outOfMemory(pattern) : error));
+  worker.on('exit', (code) => end(new Error(`the regex search thread exited with code ${code} before it answered`)));
   return {
-    match: (files, keep) => {
-      const reply = awaitReply(worker, pattern, files.length, options.signal);
-      worker.postMessage({ files, keep });
-      return reply;
-    },
+    match: (files, keep) =>
+      new Promise((resolve, reject) => {
+        if (ended) return reject(ended);
+        const settle = (finish: () => void) => {
+          clearTimeout(timer);
+          worker.off('message', onMessage);
+          options.signal?.removeEventListener('abort', onAbort);
+          failBatch = undefined;
+          finish();
+        };
+        const onMessage = (matches: BatchMatches) => settle(() => resolve(matches));
+        const onAbort = () => failBatch?.(options.signal!.reason);
+        const timer = setTimeout(() => {
+          failBatch?.(new ToolRefusal(describeTimeout(pattern, files.length)));
+          void worker.terminate();
+        }, REGEX_TIME_LIMIT_MS);
+        failBatch = (error) => settle(() => reject(error));
+        worker.on('message', onMessage);
+        if (options.signal?.aborted) return onAbort();
+        options.signal?.addEventListener('abort', onAbort);
+        worker.postMessage({ files, keep });
+      }),
     close: async () => {
       await worker.terminate();
     },
   };
 }
 
-function awaitReply(worker: Worker, pattern: string, fileCount: number, signal?: AbortSignal): Promise<BatchMatches> {
-  return new Promise((resolve, reject) => {
-    const settle = (finish: () => void) => {
-      clearTimeout(timer);
-      worker.off('message', onMessage).off('error', onError).off('exit', onExit);
-      signal?.removeEventListener('abort', onAbort);
-      finish();
-    };
-    const fail = (error: unknown) => settle(() => reject(error));
-    const onMessage = (matches: BatchMatches) => settle(() => resolve(matches));
-    const onError = (error: Error & { code?: string }) =>
-      fail(error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? new ToolRefusal(`the search for /${pattern}/ ran out of memory; narrow file_glob`) : error);
-    const onExit = (code: number) => fail(new Error(`the regex search thread exited with code ${code} before it answered`));
-    const onAbort = () => fail(signal!.reason);
-    const timer = setTimeout(() => {
-      void worker.terminate();
-      fail(new ToolRefusal(describeTimeout(pattern, fileCount)));
-    }, REGEX_TIME_LIMIT_MS);
-    worker.on('message', onMessage).on('error', onError).on('exit', onExit);
-    if (signal?.aborted) onAbort();
-    else signal?.addEventListener('abort', onAbort);
-  });
+function outOfMemory(pattern: string): ToolRefusal {
+  return new ToolRefusal(`the search for /${pattern}/ ran out of memory and was stopped; narrow file_glob or the pattern`);
 }
 
 function describeTimeout(pattern: string, fileCount: number): string {
