@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { lstat, realpath } from 'node:fs/promises';
 import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
@@ -8,20 +8,38 @@ import { ErrorType } from '../shared/errors.js';
 import { answeredQuestions } from '../shared/blockers.js';
 import type { AnsweredQuestion } from '../shared/prompt.js';
 import { getStateQuery } from '../workflows/messages.js';
+import { readRegularFile } from './tools/read-regular-file.js';
 import { resolveInWorkspace } from './tools/workspace-path.js';
+
+/** Far above a 50,000-task list; a bigger file is not read into the worker's memory. */
+const TASKS_FILE_MAX_BYTES = 32 * 1024 * 1024;
+
+const UNREAD_REASONS = {
+  'not-regular': 'it is not a regular file inside the workspace (a FIFO, device, directory or symlink out is never read)',
+  'too-large': `it is larger than ${TASKS_FILE_MAX_BYTES / 1024 / 1024} MB`,
+};
 
 /** What the conductor reads outside git: the batch's tasks file, and what a child task was told by humans. */
 export function createBatchFileActivities() {
   return {
-    /** Reads a batch's `tasksFile` when the batch starts, so a scheduled run picks up the file as it is tonight. */
+    /**
+     * Reads a batch's `tasksFile` when the batch starts, so a scheduled run picks up the file as it is tonight. Only a
+     * regular file inside the workspace is opened: a FIFO there would otherwise hold the activity for ever.
+     */
     async readTasksFile(input: { workspace: string; file: string }): Promise<BatchTask[]> {
-      let text: string;
+      const cannotRead = (why: string) =>
+        ApplicationFailure.nonRetryable(`cannot read tasks file ${input.file} in ${input.workspace}: ${why}`, ErrorType.InvalidBatch);
+      let bytes: Awaited<ReturnType<typeof readRegularFile>>;
       try {
-        text = await readFile(resolveInWorkspace(input.workspace, input.file).absolute, 'utf8');
+        const root = await realpath(input.workspace);
+        const file = resolveInWorkspace(root, input.file).absolute;
+        await lstat(file); // a missing file is named as such, not as "not a regular file"
+        bytes = await readRegularFile(root, file, TASKS_FILE_MAX_BYTES);
       } catch (error) {
-        throw ApplicationFailure.nonRetryable(`cannot read tasks file ${input.file} in ${input.workspace}: ${(error as Error).message}`, ErrorType.InvalidBatch);
+        throw cannotRead((error as Error).message);
       }
-      return parseTasksFile(text, input.file);
+      if (typeof bytes === 'string') throw cannotRead(UNREAD_REASONS[bytes]);
+      return parseTasksFile(bytes.toString('utf8'), input.file);
     },
 
     /**

@@ -1,11 +1,20 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
-interface PackageJson {
-  dependencies?: Record<string, string>;
-  devDependencies?: Record<string, string>;
-  scripts?: Record<string, string>;
+/** What codeloop reads from a package.json; any field may hold anything, since the agent can write the file. */
+export interface PackageJson {
+  dependencies?: unknown;
+  devDependencies?: unknown;
+  scripts?: unknown;
 }
+
+/** A workspace's package.json: absent, read, or present but unreadable, with why in words a person can act on. */
+export type PackageManifest = { state: 'absent' } | { state: 'read'; manifest: PackageJson } | { state: 'unreadable'; problem: string };
+
+/** Far above any real manifest; a bigger one is not read into the worker's memory. */
+const MANIFEST_MAX_BYTES = 1024 * 1024;
+
+const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = constants;
 
 const NODE_MARKERS: [dependency: string, label: string][] = [
   ['typescript', 'TypeScript'], ['react', 'React'], ['vue', 'Vue'], ['next', 'Next.js'], ['express', 'Express'],
@@ -23,27 +32,25 @@ const OTHER_MARKERS: [file: string, label: string][] = [
   ['Gemfile', 'Ruby'], ['composer.json', 'PHP'], ['Makefile', 'make'], ['Dockerfile', 'Docker'],
 ];
 
-/** A short list of what the workspace is built with, read from its manifest files. */
+/**
+ * A short list of what the workspace is built with, read from its manifest files. A package.json that cannot be read
+ * still marks a Node.js project, and the list says why it was not read, so the model knows to fix it.
+ */
 export function detectTechStack(workspace: string): string[] {
   const stack: string[] = [];
-  const read = (name: string) => {
-    const file = path.join(workspace, name);
-    return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
-  };
-  const packageJson = read('package.json');
-  if (packageJson !== undefined) {
+  const packageJson = readPackageManifest(workspace);
+  if (packageJson.state !== 'absent') {
     stack.push('Node.js');
-    let manifest: PackageJson = {};
-    try {
-      manifest = JSON.parse(packageJson) as PackageJson;
-    } catch {
-      stack.push('(package.json does not parse)');
-    }
-    const dependencies = { ...manifest.dependencies, ...manifest.devDependencies };
-    for (const [dependency, label] of NODE_MARKERS) if (dependency in dependencies) stack.push(label);
+    if (packageJson.state === 'unreadable') stack.push(`(package.json cannot be read: ${packageJson.problem})`);
+    const manifest = packageJson.state === 'read' ? packageJson.manifest : {};
+    const dependencies = { ...asRecord(manifest.dependencies), ...asRecord(manifest.devDependencies) };
+    for (const [dependency, label] of NODE_MARKERS) if (Object.hasOwn(dependencies, dependency)) stack.push(label);
     if (!stack.includes('TypeScript') && existsSync(path.join(workspace, 'tsconfig.json'))) stack.push('TypeScript');
   }
-  const pythonManifests = ['pyproject.toml', 'requirements.txt', 'setup.py', 'setup.cfg'].map(read).filter((text) => text !== undefined);
+  const pythonManifests = ['pyproject.toml', 'requirements.txt', 'setup.py', 'setup.cfg']
+    .map((name) => readManifest(path.join(workspace, name)))
+    .filter((read) => read !== undefined)
+    .map((read) => (typeof read === 'string' ? read : ''));
   if (pythonManifests.length > 0) {
     stack.push('Python');
     const text = pythonManifests.join('\n').toLowerCase();
@@ -51,4 +58,50 @@ export function detectTechStack(workspace: string): string[] {
   }
   for (const [file, label] of OTHER_MARKERS) if (existsSync(path.join(workspace, file))) stack.push(label);
   return stack;
+}
+
+/**
+ * Reads the workspace's package.json for the worker, outside the sandbox, so only what the agent cannot turn against
+ * the worker is read: a regular file (a FIFO would block the read for ever), not a symlink (it could lead to the
+ * worker's own secrets, which a parse error would quote), at most 1 MB, holding a JSON object.
+ */
+export function readPackageManifest(workspace: string): PackageManifest {
+  const text = readManifest(path.join(workspace, 'package.json'));
+  if (text === undefined) return { state: 'absent' };
+  if (typeof text !== 'string') return { state: 'unreadable', problem: text.problem };
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(text);
+  } catch (error) {
+    return { state: 'unreadable', problem: `it is not valid JSON (${(error as Error).message})` };
+  }
+  if (asRecord(manifest) === undefined) return { state: 'unreadable', problem: 'it does not hold a JSON object' };
+  return { state: 'read', manifest: manifest as PackageJson };
+}
+
+/** A plain object, or `undefined` for anything else (`null`, arrays, strings), so a hostile field cannot crash a reader. */
+export function asRecord(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+/** A manifest's text; `undefined` when it does not exist; a problem when it is not a small regular file. */
+function readManifest(file: string): string | { problem: string } | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    return { problem: code === 'ELOOP' ? 'it is a symlink' : `it cannot be opened (${code ?? (error as Error).message})` };
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) return { problem: 'it is not a regular file' };
+    if (stats.size > MANIFEST_MAX_BYTES) return { problem: `it is larger than ${MANIFEST_MAX_BYTES / 1024 / 1024} MB` };
+    return readFileSync(fd, 'utf8');
+  } catch (error) {
+    return { problem: `it cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -1,9 +1,11 @@
 import { readFile, realpath, stat } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import type { SandboxMode } from '../shared/command-access.js';
 import { ErrorType } from '../shared/errors.js';
 import type { ProjectContext } from '../shared/prompt.js';
+import { homeRefusal, refuseWorkspace } from '../shared/task-input.js';
 import { truncateEnd } from '../shared/truncate.js';
 import { detectTechStack } from './tech-stack.js';
 import { listFiles } from './tools/list-files.js';
@@ -35,6 +37,9 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
     /**
      * Runs on the shared queue; whichever worker takes it holds the workspace from then on. Returns that worker's
      * own queue, so every tool activity of the task lands on the host with the checkout.
+     *
+     * The input schema refused system and home directories by name; this repeats the check on the real path, so a
+     * symlink to `/etc` or to a home directory is refused too, as is a directory that holds this worker's home.
      */
     async bindWorkspace(workspace: string): Promise<WorkspaceBinding> {
       const info = await stat(workspace).catch(() => undefined);
@@ -44,7 +49,13 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
           ErrorType.WorkspaceUnavailable,
         );
       }
-      return { hostId: deps.hostId, hostQueue: deps.hostQueue, workspace: await realpath(workspace), sandbox: deps.sandbox };
+      const real = await realpath(workspace);
+      const refusal = refuseWorkspace(real) ?? (await refuseWorkerHome(real));
+      if (refusal) {
+        const subject = real === workspace ? '' : 'its real path ';
+        throw ApplicationFailure.nonRetryable(`workspace ${workspace} is refused on worker ${deps.hostId}: ${subject}${refusal}`, ErrorType.WorkspaceUnavailable);
+      }
+      return { hostId: deps.hostId, hostQueue: deps.hostQueue, workspace: real, sandbox: deps.sandbox };
     },
 
     /** The project layer of the system prompt: the workspace's own instructions, its stack and its shape. */
@@ -60,6 +71,20 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
       return { instructions, techStack: detectTechStack(workspace), fileTree: fileTree.join('\n'), greenfield: isGreenfield(entries) };
     },
   };
+}
+
+/**
+ * The worker's own home directory (`$HOME`, as spelled and as resolved) may be neither the workspace nor inside it:
+ * the agent could read or rewrite the worker's keys and shell start-up files.
+ */
+async function refuseWorkerHome(real: string): Promise<string | undefined> {
+  const spelled = os.homedir();
+  const homes = new Set([spelled, await realpath(spelled).catch(() => spelled)]);
+  for (const home of homes) {
+    if (home === real) return homeRefusal(`"${real}"`, real);
+    if (home.startsWith(`${real}/`)) return `"${real}" holds the worker's home directory ${home}; pass the checkout's own directory`;
+  }
+  return undefined;
 }
 
 /** Only docs, licences and manifests so far: nothing to change, everything to build. */

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseBatchFile } from '../shared/batch-file.js';
 import { parseBatchInput, type BatchInput } from '../shared/batch-input.js';
 import type { batchConductorWorkflow } from '../workflows/index.js';
+import { readInputFile } from './input-file.js';
 import { CliError, emit, webUiUrl, type OutputOptions } from './output.js';
 import { clientTaskQueue, withClient } from './session.js';
 
@@ -18,26 +18,29 @@ export interface BatchStartOptions extends OutputOptions {
  * paths are taken from the file's directory, so a batch file can sit in the repository it describes.
  */
 export function readBatchFile(file: string, overrides: Partial<Record<'maxParallel' | 'onFailure', unknown>> = {}): BatchInput {
-  let text: string;
+  const text = readInputFile(file, 'the batch file');
   try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new CliError(`cannot read ${file}: ${(error as Error).message}`, 2);
-  }
-  try {
-    const raw = parseBatchFile(text, path.basename(file)) as Record<string, any>;
+    const raw = parseBatchFile(text, path.basename(file));
     const base = path.dirname(path.resolve(file));
     const absolute = (workspace: unknown) => (typeof workspace === 'string' ? path.resolve(base, workspace) : workspace);
+    // Only a list of objects is rewritten; anything else goes to the schema as it is, to be named there.
+    const tasks = Array.isArray(raw.tasks)
+      ? raw.tasks.map((task: unknown) => (isObject(task) ? { ...task, workspace: absolute(task.workspace) } : task))
+      : (raw.tasks ?? []);
     const input = {
       ...raw,
       workspace: absolute(raw.workspace),
-      tasks: (raw.tasks ?? []).map((task: Record<string, unknown>) => ({ ...task, workspace: absolute(task.workspace) })),
+      tasks,
       ...Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined)),
     };
     return parseBatchInput(input);
   } catch (error) {
     throw new CliError(`${file}: ${(error as Error).message}`, 2);
   }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** `codeloop batch start FILE`: validates the whole batch (DAG included) before starting it. */

@@ -22,7 +22,7 @@ const json = () => new Option('--json', 'print JSON for scripts');
 export function buildProgram(): Command {
   const program = new Command('codeloop')
     .description('Durable coding agent on Temporal. Connects to TEMPORAL_ADDRESS (default 127.0.0.1:7233).')
-    .showHelpAfterError();
+    .configureOutput({ outputError: (text, write) => write(oneLineError(text)) });
 
   const task = program.command('task').description('start and inspect coding tasks');
   task
@@ -149,6 +149,15 @@ export function buildProgram(): Command {
     .action(backfillSchedule);
   schedule.command('delete').description('delete a schedule (running batches go on)').argument('<name>').addOption(json()).action(deleteSchedule);
   return program;
+}
+
+/**
+ * Commander's own errors (an unknown option, a missing argument) on one line like every other CLI error, pointing to
+ * `--help` instead of printing the whole help after it. Subcommands inherit this output setting.
+ */
+function oneLineError(text: string): string {
+  const message = text.replace(/^error: /, '').trim().replace(/\s*\n\s*/g, ' ');
+  return `codeloop: ${message}; add --help to see the command's usage\n`;
 }
 
 export async function main(argv = process.argv): Promise<void> {

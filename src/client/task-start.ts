@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseTaskInput } from '../shared/task-input.js';
 import type { agentTaskWorkflow } from '../workflows/index.js';
+import { readInputFile } from './input-file.js';
 import { CliError, emit, webUiUrl, type OutputOptions } from './output.js';
 import { clientTaskQueue, withClient } from './session.js';
 
@@ -21,7 +21,7 @@ export async function startTask(description: string, options: TaskStartOptions):
     title: options.title,
     description,
     workspace: path.resolve(options.workspace),
-    prd: options.prd ? readFileSync(options.prd, 'utf8') : undefined,
+    prd: options.prd ? readInputFile(options.prd, 'the --prd file') : undefined,
     maxIterations: options.maxIterations === undefined ? undefined : Number(options.maxIterations),
     model: options.model,
   });

@@ -2,13 +2,47 @@ import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { dagProblems } from './dag.js';
 import { ErrorType } from './errors.js';
-import { ComplexitySchema, EnvNamesSchema, MaxIterationsSchema, NetworkSchema, TaskTitleSchema, WorkspacePathSchema } from './task-input.js';
-import { parseOrFail } from './validation.js';
+import {
+  ComplexitySchema,
+  EnvNamesSchema,
+  MaxIterationsSchema,
+  NetworkSchema,
+  TaskInputFieldsSchema,
+  TaskTitleSchema,
+  WorkspacePathSchema,
+} from './task-input.js';
+import { describeUnknownKey, objectWithKnownKeys, parseOrFail } from './validation.js';
 
 /** Task ids become child workflow ids and git branch names, so they keep to a safe alphabet. */
 const TaskIdSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be 1-64 letters, digits, dots, dashes or underscores');
 
-export const BatchTaskSchema = z.object({
+/** Task input fields the batch sets for each task itself: a default for one would be silently overwritten. */
+const SET_PER_TASK = new Set(['title', 'description', 'workspace', 'hostQueue']);
+
+/**
+ * `taskDefaults` go into every child's task input, so each key must be a task input field and each value valid for
+ * it; otherwise the batch would start and every child fail. The record itself is kept as written: filling in the
+ * fields' defaults here would override the batch's own `network` and `env`.
+ */
+const TaskDefaultsSchema = z
+  .record(z.string(), z.unknown())
+  .default({})
+  .superRefine((defaults, context) => {
+    const fields = TaskInputFieldsSchema.shape;
+    const known = Object.keys(fields);
+    for (const [key, value] of Object.entries(defaults)) {
+      if (!Object.hasOwn(fields, key)) {
+        context.addIssue({ code: 'custom', path: [key], message: describeUnknownKey(key, known) });
+      } else if (SET_PER_TASK.has(key)) {
+        context.addIssue({ code: 'custom', path: [key], message: `the batch sets ${key} for each task itself; remove it from taskDefaults` });
+      } else {
+        const parsed = fields[key as keyof typeof fields].safeParse(value);
+        for (const issue of parsed.error?.issues ?? []) context.addIssue({ code: 'custom', path: [key, ...issue.path], message: issue.message });
+      }
+    }
+  });
+
+export const BatchTaskSchema = objectWithKnownKeys({
   id: TaskIdSchema,
   title: TaskTitleSchema,
   description: z.string().trim().min(1),
@@ -21,34 +55,35 @@ export const BatchTaskSchema = z.object({
   env: EnvNamesSchema.optional(),
 });
 
+/** A list of batch tasks; anything else is named as such, with the shape it should have. */
+const taskList = () => z.array(BatchTaskSchema, { error: 'must be a list of tasks, each { id, title, description, dependsOn? }' });
+
 export const FAILURE_POLICIES = ['skip-dependents', 'fail-fast', 'continue'] as const;
 
 /**
  * `batchConductorWorkflow`'s input. `tasksFile` (a path inside the workspace) lets a scheduled batch read tonight's
  * task list when it starts instead of carrying a fixed one.
  */
-export const BatchInputSchema = z
-  .object({
-    batchId: TaskIdSchema.optional(),
-    tasks: z.array(BatchTaskSchema).default([]),
-    tasksFile: z.string().min(1).optional(),
-    workspace: WorkspacePathSchema.optional(),
-    maxParallel: z.number().int().min(1).max(500).default(4),
-    onFailure: z.enum(FAILURE_POLICIES).default('skip-dependents'),
-    baseBranch: z.string().min(1).optional(),
-    /** What every task's commands may reach, unless `taskDefaults` or the task itself says otherwise. */
-    network: NetworkSchema.optional(),
-    env: EnvNamesSchema.optional(),
-    /** Task input fields every task gets unless it sets its own (approval, blockerTimeout, model, ...). */
-    taskDefaults: z.record(z.string(), z.unknown()).default({}),
-  })
-  .superRefine((input, context) => {
-    if (input.tasks.length === 0 && !input.tasksFile) context.addIssue({ code: 'custom', path: ['tasks'], message: 'a batch needs tasks or a tasksFile' });
-    if (input.tasksFile && !input.workspace) context.addIssue({ code: 'custom', path: ['workspace'], message: 'tasksFile is read from the batch workspace, so workspace is required' });
-    input.tasks.forEach((task, index) => {
-      if (!task.workspace && !input.workspace) context.addIssue({ code: 'custom', path: ['tasks', index, 'workspace'], message: `task ${task.id} has no workspace and the batch has none` });
-    });
+export const BatchInputSchema = objectWithKnownKeys({
+  batchId: TaskIdSchema.optional(),
+  tasks: taskList().default([]),
+  tasksFile: z.string().min(1).optional(),
+  workspace: WorkspacePathSchema.optional(),
+  maxParallel: z.number().int().min(1).max(500).default(4),
+  onFailure: z.enum(FAILURE_POLICIES).default('skip-dependents'),
+  baseBranch: z.string().min(1).optional(),
+  /** What every task's commands may reach, unless `taskDefaults` or the task itself says otherwise. */
+  network: NetworkSchema.optional(),
+  env: EnvNamesSchema.optional(),
+  /** Task input fields every task gets unless it sets its own (approval, blockerTimeout, model, ...). */
+  taskDefaults: TaskDefaultsSchema,
+}).superRefine((input, context) => {
+  if (input.tasks.length === 0 && !input.tasksFile) context.addIssue({ code: 'custom', path: ['tasks'], message: 'a batch needs tasks or a tasksFile' });
+  if (input.tasksFile && !input.workspace) context.addIssue({ code: 'custom', path: ['workspace'], message: 'tasksFile is read from the batch workspace, so workspace is required' });
+  input.tasks.forEach((task, index) => {
+    if (!task.workspace && !input.workspace) context.addIssue({ code: 'custom', path: ['tasks', index, 'workspace'], message: `task ${task.id} has no workspace and the batch has none` });
   });
+});
 
 export type BatchInput = z.output<typeof BatchInputSchema>;
 export type BatchTask = z.output<typeof BatchTaskSchema>;
@@ -65,5 +100,10 @@ export function assertValidDag(tasks: BatchTask[]): void {
   if (problems.length > 0) throw ApplicationFailure.nonRetryable(`invalid batch: ${problems.join('; ')}`, ErrorType.InvalidBatch);
 }
 
-/** The tasks of a `tasksFile`: a list, or an object with a `tasks` list. */
-export const TasksFileSchema = z.union([z.array(BatchTaskSchema), z.object({ tasks: z.array(BatchTaskSchema) }).transform((file) => file.tasks)]);
+/**
+ * The tasks of a `tasksFile`: a list, or an object with a `tasks` list and nothing else. A bare list is read as
+ * `{ tasks: [...] }`, so either form's problems are named by the same paths (`tasks.3.dependsOn`).
+ */
+export const TasksFileSchema = z
+  .preprocess((file) => (Array.isArray(file) ? { tasks: file } : file), objectWithKnownKeys({ tasks: taskList() }, 'must be a list of tasks, or { tasks: [...] }'))
+  .transform((file) => file.tasks);

@@ -50,7 +50,7 @@ test('task start, blockers list, blockers answer, task status and result, all wi
 }, 120_000);
 
 test('bad input is a usage error naming the field; an unknown id is a clear error', async () => {
-  const bad = await runCli(['task', 'start', '--workspace', '/tmp', '--max-iterations', '0', 'x'], env());
+  const bad = await runCli(['task', 'start', '--workspace', '/tmp/project', '--max-iterations', '0', 'x'], env());
   expect(bad.code).toBe(2);
   expect(bad.stderr).toContain('invalid task input: maxIterations:');
   const missing = await runCli(['task', 'status', 'no-such-task'], env());

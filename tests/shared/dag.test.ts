@@ -16,9 +16,17 @@ describe('dagProblems', () => {
     expect(dagProblems([node('a', 'b'), node('b', 'a')])).toEqual(['cycle: a → b → a']);
     expect(dagProblems([node('x'), node('a', 'c', 'x'), node('b', 'a'), node('c', 'b')])).toEqual(['cycle: a → b → c → a']);
   });
-  test('a long chain does not look like a cycle', () => {
-    const chain = Array.from({ length: 500 }, (_, i) => node(`t${i}`, ...(i ? [`t${i - 1}`] : [])));
+  test('a long chain does not look like a cycle, in either order, far deeper than the call stack goes', () => {
+    const chain = Array.from({ length: 50_000 }, (_, i) => node(`t${i}`, ...(i ? [`t${i - 1}`] : [])));
     expect(findCycle(chain)).toBeUndefined();
+    expect(dagProblems([...chain].reverse())).toEqual([]);
+  });
+  test('a cycle closing a long chain is still found, named from the first task listed', () => {
+    const chain = Array.from({ length: 50_000 }, (_, i) => node(`t${i}`, i ? `t${i - 1}` : 't49999'));
+    const [problem] = dagProblems(chain.reverse());
+    expect(problem.startsWith('cycle: t49999 → t0 → t1 → ')).toBe(true);
+    expect(problem.endsWith(' → t49998 → t49999')).toBe(true);
+    expect(problem.split(' → ')).toHaveLength(50_001);
   });
 });
 
@@ -27,6 +35,34 @@ test('transitive dependents and the critical path', () => {
   expect(transitiveDependents(nodes, 'a').sort()).toEqual(['b', 'c', 'd']);
   const durations: Record<string, number> = { a: 1, b: 5, c: 2, d: 1, e: 6 };
   expect(criticalPath(nodes, (id) => durations[id])).toEqual({ ids: ['a', 'b', 'd'], durationMs: 7 });
+});
+
+describe('criticalPath', () => {
+  test('ties go to the first dependency and the first task listed', () => {
+    const nodes = [node('a'), node('b'), node('c', 'a', 'b'), node('d', 'b')];
+    expect(criticalPath(nodes, () => 1)).toEqual({ ids: ['a', 'c'], durationMs: 2 });
+  });
+  test('tasks that did not run (0 ms) are left off the ends of the path', () => {
+    const durations: Record<string, number> = { a: 0, b: 3, c: 0 };
+    expect(criticalPath([node('a'), node('b', 'a'), node('c', 'b')], (id) => durations[id])).toEqual({ ids: ['b'], durationMs: 3 });
+    expect(criticalPath([node('a'), node('b', 'a')], () => 0)).toEqual({ ids: [], durationMs: 0 });
+  });
+  test('a chain of 50,000 listed in reverse is walked whole', () => {
+    const chain = Array.from({ length: 50_000 }, (_, i) => node(`t${i}`, ...(i ? [`t${i - 1}`] : [])));
+    const path = criticalPath([...chain].reverse(), () => 2);
+    expect(path.durationMs).toBe(100_000);
+    expect(path.ids).toEqual(chain.map((n) => n.id));
+  });
+  test('a cycle (never validated in) ends the walk instead of looping', () => {
+    expect(criticalPath([node('a', 'b'), node('b', 'a')], () => 1)).toEqual({ ids: ['b', 'a'], durationMs: 2 });
+  });
+});
+
+test('transitive dependents of a wide fan-out, nearest first', () => {
+  const fan = [node('root'), ...Array.from({ length: 20_000 }, (_, i) => node(`leaf${i}`, 'root')), node('tail', 'leaf7')];
+  const dependents = transitiveDependents(fan, 'root');
+  expect(dependents).toHaveLength(20_001);
+  expect(dependents.at(-1)).toBe('tail');
 });
 
 describe('scheduler', () => {

@@ -42,3 +42,46 @@ test('the budget is clamped to 15–100', () => {
 test('complexity outside 1–5 is bad input', () => {
   expect(() => parseTaskInput({ description: 'x', workspace: '/tmp/x', complexity: 6 })).toThrow(/complexity/);
 });
+
+test('an unknown key is refused by name, with the known key it most likely meant', () => {
+  expect(() => parseTaskInput({ description: 'x', workspace: '/tmp/x', aproval: 'always' })).toThrow(
+    'invalid task input: unknown key "aproval" (did you mean "approval"?)',
+  );
+  expect(() => parseTaskInput({ description: 'x', workspace: '/tmp/x', max_iterations: 5 })).toThrow('unknown key "max_iterations" (did you mean "maxIterations"?)');
+  expect(() => parseTaskInput({ description: 'x', workspace: '/tmp/x', colour: 'red' })).toThrow(/unknown key "colour"$/);
+});
+
+test.each([
+  ['/', 'is the root of the file system'],
+  ['//', '"//" (/) is the root of the file system'],
+  ['/etc', 'is a system directory'],
+  ['/etc/', '"/etc/" (/etc) is a system directory'],
+  ['/usr/local/src/app', 'is inside the system directory /usr'],
+  ['/tmp/../etc/nginx', 'is inside the system directory /etc'],
+  ['/./proc/1/root', 'is inside the system directory /proc'],
+  ['/lib64/x', 'is inside the system directory /lib64'],
+  ['/tmp', 'is a system directory'],
+  ['/tmp/a/..', '"/tmp/a/.." (/tmp) is a system directory'],
+  ['/var/', 'is a system directory'],
+  ['/home', 'is a system directory'],
+  ['/root', 'is a home directory itself; pass the checkout inside it, e.g. /root/project'],
+  ['/home/alice/', 'is a home directory itself; pass the checkout inside it, e.g. /home/alice/project'],
+  ['/home//alice/src/..', '(/home/alice) is a home directory itself'],
+])('workspace %s is refused, and the message says why and what to pass instead', (workspace, why) => {
+  let message = '';
+  try {
+    parseTaskInput({ description: 'x', workspace });
+  } catch (error) {
+    message = (error as Error).message;
+  }
+  expect(message).toContain(`invalid task input: workspace: `);
+  expect(message).toContain(why);
+  expect(message).toMatch(/pass the checkout/);
+});
+
+test.each(['/tmp/x', '/home/alice/project', '/root/project', '/var/lib/builds/app', '/opt/app', '/srv/checkouts/app', '/workspace', '/tmp/.codeloop-worktrees/r/b/t'])(
+  'workspace %s is a normal checkout',
+  (workspace) => {
+    expect(parseTaskInput({ description: 'x', workspace }).workspace).toBe(workspace);
+  },
+);

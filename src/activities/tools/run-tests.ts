@@ -1,20 +1,23 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { COMMAND_OUTPUT_CHARS, COMMAND_TIMEOUT } from '../../shared/constants.js';
 import type { ToolInput } from '../../shared/tools.js';
+import { asRecord, readPackageManifest, type PackageManifest } from '../tech-stack.js';
 import type { ToolOutcome } from './tool-outcome.js';
 import { describeRun, shellQuote, type WorkspaceShell } from './run-command.js';
 import { resolveInWorkspace } from './workspace-path.js';
-import { observe } from './tool-outcome.js';
+import { observe, refuse } from './tool-outcome.js';
 
 const TRACEBACK_LINES = 50;
 
-/** The command that runs a workspace's tests: `npm test` when package.json defines it, else pytest. */
-export function detectTestCommand(workspace: string): string | undefined {
-  const packageJson = path.join(workspace, 'package.json');
-  if (existsSync(packageJson)) {
-    const script = (JSON.parse(readFileSync(packageJson, 'utf8')) as { scripts?: Record<string, string> }).scripts?.test;
-    if (script && !script.includes('no test specified')) return 'npm test --silent --';
+/**
+ * The command that runs a workspace's tests: `npm test` when package.json defines it, else pytest. A package.json
+ * that cannot be read defines no script here; `run_tests` says why before it gets this far.
+ */
+export function detectTestCommand(workspace: string, packageJson: PackageManifest = readPackageManifest(workspace)): string | undefined {
+  if (packageJson.state === 'read') {
+    const script = asRecord(packageJson.manifest.scripts)?.test;
+    if (typeof script === 'string' && script && !script.includes('no test specified')) return 'npm test --silent --';
   }
   const python = ['pyproject.toml', 'pytest.ini', 'setup.cfg', 'setup.py', 'tox.ini', 'tests', 'test'].some((name) =>
     existsSync(path.join(workspace, name)),
@@ -30,11 +33,15 @@ export function detectTestCommand(workspace: string): string | undefined {
  */
 export async function runWorkspaceTests(shell: WorkspaceShell, workspace: string, input: ToolInput<'run_tests'>): Promise<ToolOutcome> {
   return observe(async () => {
-    const base = detectTestCommand(workspace);
+    const packageJson = readPackageManifest(workspace);
+    if (packageJson.state === 'unreadable') {
+      refuse(`package.json cannot be read: ${packageJson.problem}; fix it so run_tests can find the "test" script`);
+    }
+    const base = detectTestCommand(workspace, packageJson);
     if (!base) {
       return { content: 'no test runner found: add a "test" script to package.json or pytest tests', isError: true };
     }
-    const target = input.test_path ? ` ${shellQuote(resolveInWorkspace(workspace, input.test_path).relative)}` : '';
+    const target = input.test_path ? ` ${shellQuote(testTarget(workspace, input.test_path))}` : '';
     const command = `${base}${target}`;
     const result = await shell(command, { workspace, timeoutMs: COMMAND_TIMEOUT.maxSeconds * 1000 });
     const passed = result.exitCode === 0;
@@ -43,6 +50,16 @@ export async function runWorkspaceTests(shell: WorkspaceShell, workspace: string
     }
     return { content: describeRun(command, { ...result, output: firstFailure(result.output) }, COMMAND_OUTPUT_CHARS), isError: true };
   });
+}
+
+/**
+ * `test_path` as a path inside the workspace that no runner can read as an option: one starting with `-` is refused
+ * (pytest's `--basetemp=DIR` deletes DIR), and the resolved path goes to the runner as `./relative`.
+ */
+function testTarget(workspace: string, testPath: string): string {
+  if (testPath.startsWith('-')) refuse(`test_path ${testPath} looks like an option; pass a file or directory in the workspace, e.g. tests/test_app.py`);
+  const { relative } = resolveInWorkspace(workspace, testPath);
+  return relative === '.' ? '.' : `./${relative}`;
 }
 
 /**
