@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runProcess } from '../../src/activities/process/run-process.js';
-import { MAX_FILE_KIB, MAX_PROCESSES } from '../../src/activities/process/sandbox.js';
+import { createSandbox, MAX_FILE_KIB, MAX_PROCESSES } from '../../src/activities/process/sandbox.js';
 import { runWorkspaceCommand } from '../../src/activities/tools/run-command.js';
 import { runWorkspaceTests } from '../../src/activities/tools/run-tests.js';
 import { lintFile } from '../../src/activities/verification/lint.js';
@@ -113,6 +113,21 @@ describe('writes stay in the workspace', () => {
     expect(existsSync(path.join('/etc', marker))).toBe(false);
     expect(existsSync(path.join(workspace, 'inside.txt'))).toBe(true);
     expect(result.content).toContain(`/etc/${marker}': Read-only file system`);
+  });
+
+  test('a read-only toolchain directory under /tmp stays visible over the private /tmp, and stays read-only', async () => {
+    const toolchain = mkdtempSync(path.join(os.tmpdir(), 'codeloop-toolchain-'));
+    writeFileSync(path.join(toolchain, 'tool.txt'), 'tool');
+    const env = { ...process.env, CODELOOP_SANDBOX_READONLY: toolchain };
+    const result = await runProcess({
+      command: `cat ${toolchain}/tool.txt; echo x > ${toolchain}/written.txt`,
+      cwd: makeWorkspace(),
+      timeoutMs: 10_000,
+      env,
+      sandbox: createSandbox(env),
+    });
+    expect(result.output).toMatch(/^tool.*Read-only file system/s);
+    expect(existsSync(path.join(toolchain, 'written.txt'))).toBe(false);
   });
 
   test("run_tests with a package.json test script that writes outside: it runs, sandboxed", async () => {

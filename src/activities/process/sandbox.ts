@@ -70,8 +70,9 @@ export function createSandbox(env: NodeJS.ProcessEnv = process.env): Sandbox {
         ...['--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--new-session', '--cap-drop', 'ALL'],
         ...['--uid', SANDBOX_UID, '--gid', SANDBOX_UID, '--hostname', 'codeloop'],
         ...(access.network === 'on' ? ['--share-net'] : []),
-        ...mounts,
+        // The private /tmp and home first, so that toolchains and read-only binds under /tmp stay visible.
         ...['--proc', '/proc', '--dev', '/dev', '--size', String(TMP_BYTES), '--tmpfs', '/tmp', '--tmpfs', SANDBOX_HOME],
+        ...mounts,
         ...['--bind', workspace, workspace, ...gitMounts(workspace), '--chdir', workspace],
         ...['bash', '-c', `ulimit -f ${MAX_FILE_KIB}; ${command}`],
       ];
