@@ -39,7 +39,7 @@ time from spawn to result, in ms. Goal: at most 15 ms added at p50.
 
 ${table(['command', 'runs each', 'unsandboxed p50', 'unsandboxed p95', 'sandboxed p50', 'sandboxed p95', 'added p50'], rows)}
 `;
-  writeSection('sandbox', markdown);
+  writeSection('60-sandbox', markdown);
   console.log(markdown);
 }
 
