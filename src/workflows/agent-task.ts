@@ -3,9 +3,10 @@ import { parseTaskInput } from '../shared/task-input.js';
 import type { TaskResult } from '../shared/task-state.js';
 import { getStateQuery } from './messages.js';
 import { ParentReporter } from './task/parent-report.js';
-import { TaskRun, type TaskCarry } from './task/task-run.js';
+import type { TaskCarry } from './task/run-state.js';
+import { TaskRun } from './task/task-run.js';
 
-export type { TaskCarry } from './task/task-run.js';
+export type { TaskCarry } from './task/run-state.js';
 
 /**
  * A coding task as a durable ReAct loop: each iteration is one model activity and then one activity per tool call,

@@ -2,12 +2,17 @@ import type { GateResult, GateSpec } from '../../shared/gates.js';
 import { commandActivities, fileActivities } from './activities.js';
 import type { ToolTarget } from './tool-calls.js';
 
+export interface VerifierCarry {
+  gates?: GateSpec[];
+  results: GateResult[];
+}
+
 /** The final gates: detected once per task on the workspace host, then each run as its own activity. */
 export class Verifier {
   private gates?: GateSpec[];
   results: GateResult[];
 
-  constructor(carry?: { gates?: GateSpec[]; results: GateResult[] }) {
+  constructor(carry?: VerifierCarry) {
     this.gates = carry?.gates;
     this.results = carry?.results ?? [];
   }
@@ -30,7 +35,7 @@ export class Verifier {
     return results;
   }
 
-  carry() {
+  carry(): VerifierCarry {
     return { gates: this.gates, results: this.results };
   }
 }

@@ -1,0 +1,41 @@
+import { deprecatePatch, patched } from '@temporalio/workflow';
+
+interface Patch {
+  /** The marker recorded in histories: never change it once released. */
+  id: string;
+  /** The day the change shipped. */
+  added: string;
+  /**
+   * From when no open run can still hold a history from before the change: then `deprecate` replaces `applies` for
+   * one release, and after that the old branch and the entry go.
+   */
+  deprecateAfter: string;
+}
+
+/**
+ * Every change to workflow code that would replay differently on an existing history, in one place. A task or a
+ * batch may wait for a human for up to 30 days (the longest `blockerTimeout` operators use) and scheduled batches
+ * start new runs nightly, so each patch is kept for at least 30 days after it shipped.
+ */
+export const PATCHES = {
+  /** Compaction of a short conversation masks only the first exchange, never what the model just read. */
+  compactionKeepsLatestExchanges: { id: 'compaction-keeps-latest-exchanges', added: '2026-11-22', deprecateAfter: '2026-12-22' },
+  /** The summariser's model call is checked against the spend caps like any other. */
+  summaryChecksSpendCaps: { id: 'summary-checks-spend-caps', added: '2026-11-22', deprecateAfter: '2026-12-22' },
+  /** A re-run batch task starts with the answers its earlier runs were given. */
+  batchRerunKeepsAnswers: { id: 'batch-rerun-keeps-answers', added: '2026-11-22', deprecateAfter: '2026-12-22' },
+  /** A scheduled batch's id keeps its time suffix however long the schedule name. */
+  batchIdKeepsSuffix: { id: 'batch-id-keeps-suffix', added: '2026-11-22', deprecateAfter: '2026-12-22' },
+} as const satisfies Record<string, Patch>;
+
+export type PatchName = keyof typeof PATCHES;
+
+/** Whether this run takes the new code path: always for new runs, and for replays of histories that took it. */
+export function applies(name: PatchName): boolean {
+  return patched(PATCHES[name].id);
+}
+
+/** The step after `deprecateAfter`: the new path only, still marking histories so both old and new replay. */
+export function deprecate(name: PatchName): void {
+  deprecatePatch(PATCHES[name].id);
+}

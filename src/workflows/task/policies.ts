@@ -1,0 +1,86 @@
+import { msToNumber } from '@temporalio/common/lib/time.js';
+import { log } from '@temporalio/workflow';
+import { STOP_WORDS } from '../../shared/blockers.js';
+import { DEFAULT_MODEL } from '../../shared/constants.js';
+import { ErrorType } from '../../shared/errors.js';
+import type { TaskInput } from '../../shared/task-input.js';
+import { applies, type PatchName } from '../patches.js';
+import { workflowNow } from '../workflow-time.js';
+import type { BlockerSpec } from './blocker-desk.js';
+import { iterationBudget, type RunState } from './run-state.js';
+import type { Spend } from './spend.js';
+
+/** A stalled model turn is retried this often before a human is asked. */
+const STALL_RETRIES = 2;
+
+/** What the policies need from a run: its input and state, its spend, and the ways to ask a human or to fail. */
+export interface PolicyHost {
+  readonly input: TaskInput;
+  readonly state: RunState;
+  readonly spend: Spend;
+  askHuman(spec: BlockerSpec): Promise<string>;
+  fail(reason: string, type: string, message: string): never;
+}
+
+/** Asks a human for guidance; 'stop' fails the task with `reason`. */
+export async function askForGuidance(host: PolicyHost, spec: BlockerSpec, reason: string): Promise<string> {
+  const answer = await host.askHuman(spec);
+  if (STOP_WORDS.test(answer)) host.fail(reason, ErrorType.TaskFailed, `stopped by a human: ${spec.question.split('\n')[0]}`);
+  return answer;
+}
+
+/**
+ * Asks a human, until the answer raises it enough, whenever a call of this projected size would cross a spend cap;
+ * 'stop' fails the task. `patch` marks a check added after runs already existed, so their histories still replay.
+ */
+export async function keepWithinCaps(host: PolicyHost, call: string, inputTokens: number, maxOutputTokens: number, patch?: PatchName): Promise<void> {
+  const model = host.state.model ?? DEFAULT_MODEL;
+  let hit = host.spend.wouldExceed(inputTokens, maxOutputTokens, model);
+  if (hit && patch && !applies(patch)) return;
+  while (hit) {
+    const answer = await host.askHuman({
+      origin: 'budget',
+      question: `Before ${call}: ${hit.message}. Answer with a new cap (e.g. 'raise to 5'), 'continue' to double it, or 'stop'.`,
+      options: ['continue', 'stop'],
+    });
+    if (!host.spend.raise(hit, answer)) host.fail(`${hit.cap}_cap`, ErrorType.BudgetExhausted, `stopped at the ${hit.cap} cap: ${hit.message}`);
+    hit = host.spend.wouldExceed(inputTokens, maxOutputTokens, model);
+  }
+}
+
+/** An exhausted budget asks instead of failing: "continue" grants as many again, "continue 20" that many. */
+export async function askForMoreIterations(host: PolicyHost): Promise<void> {
+  const budget = iterationBudget(host.input, host.state);
+  const answer = await host.askHuman({
+    origin: 'budget',
+    question: `The iteration budget of ${budget} is used up. Answer 'continue' for ${host.input.maxIterations} more (or 'continue N'), or 'stop' to end the task as failed.`,
+    options: ['continue', 'stop'],
+  });
+  const granted = /^\s*continue(?:\s+(?:with\s+)?(\d+))?/i.exec(answer);
+  if (!granted) host.fail('budget_exhausted', ErrorType.BudgetExhausted, `iteration budget of ${budget} exhausted`);
+  host.state.grantedIterations += granted[1] ? Number(granted[1]) : host.input.maxIterations;
+}
+
+/** How long the task may go without a successful tool call before it counts as stalled. */
+export function stallMs(input: TaskInput): number {
+  return msToNumber(input.stallTimeout);
+}
+
+/** Whether the stall watch has run out since the last progress. */
+export function isStalled(host: PolicyHost): boolean {
+  return workflowNow() - host.state.lastProgressAt > stallMs(host.input);
+}
+
+/** A stall: retry the turn (twice, then ask), ask a human, or fail, as `onStall` says. */
+export async function onStall(host: PolicyHost, what: string): Promise<void> {
+  const { input, state } = host;
+  const message = `${what} within the stall timeout of ${input.stallTimeout}`;
+  if (input.onStall === 'fail') host.fail('stalled', ErrorType.TaskFailed, `stalled: ${message}`);
+  state.stallRetries += 1;
+  if (input.onStall === 'blocker' || state.stallRetries > STALL_RETRIES) {
+    await askForGuidance(host, { origin: 'stall', question: `The task stalled: ${message}. Answer 'retry' or 'stop'.`, options: ['retry', 'stop'] }, 'stalled');
+    state.stallRetries = 0;
+  }
+  log.warn('stall', { message, retries: state.stallRetries });
+  state.lastProgressAt = workflowNow();
+}
