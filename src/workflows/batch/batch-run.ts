@@ -8,7 +8,6 @@ import {
   getExternalWorkflowHandle,
   log,
   ParentClosePolicy,
-  patched,
   proxyActivities,
   setCurrentDetails,
   startChild,
@@ -25,6 +24,7 @@ import type { AnsweredQuestion } from '../../shared/prompt.js';
 import type { agentTaskWorkflow } from '../agent-task.js';
 import { BlockerDesk, type DeskCarry } from '../task/blocker-desk.js';
 import { SearchAttributeTracker } from '../task/visibility.js';
+import { applies } from '../patches.js';
 import { workflowNow } from '../workflow-time.js';
 import { renderBatchDetails } from './batch-details.js';
 import { buildBatchResult } from './batch-result.js';
@@ -267,7 +267,7 @@ export class BatchRun {
    * run does not ask again. Reading them is best effort; a re-run without them is still a re-run.
    */
   private async collectAnswers(state: BatchTaskState): Promise<void> {
-    if (!patched('batch-rerun-keeps-answers')) return;
+    if (!applies('batchRerunKeepsAnswers')) return;
     try {
       const answered = await setup.readAnsweredQuestions.executeWithOptions({ summary: `answers given to ${state.id}` }, [state.childWorkflowId]);
       state.answers = withoutRepeats([...(state.answers ?? []), ...answered]);
@@ -514,7 +514,7 @@ function derivedBatchId(): string {
   const { workflowId } = workflowInfo();
   const derived = batchIdFromWorkflowId(workflowId);
   const legacy = legacyBatchIdFromWorkflowId(workflowId);
-  return derived === legacy || patched('batch-id-keeps-suffix') ? derived : legacy;
+  return derived === legacy || applies('batchIdKeepsSuffix') ? derived : legacy;
 }
 
 /** The report of a child that could not report its own end: failed, having used nothing the batch can count. */
