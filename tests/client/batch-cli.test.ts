@@ -12,6 +12,7 @@ import { byTask, byTurn, type Responder } from '../support/fake-messages-api.js'
 import { useTaskHarness } from '../support/task-harness.js';
 import { uniqueName } from '../support/temporal.js';
 import { fileOnBranch, makeGitRepo } from '../support/workspace.js';
+import { eventually } from '../support/polling.js';
 
 const harness = useTaskHarness('batch-cli');
 const env = () => ({ CODELOOP_TASK_QUEUE: harness.taskQueue });
@@ -84,11 +85,12 @@ test('batch cancel cancels the running task; an invalid DAG never starts', async
   writeFileSync(file, JSON.stringify({ workspace: repo, tasks: [{ id: 'stuck', title: 'Stuck', description: 'wait' }] }));
   const { workflowId } = JSON.parse((await runCli(['batch', 'start', file, '--json'], env())).stdout) as { workflowId: string };
   const child = harness.temporal.client.workflow.getHandle(`${workflowId}/stuck`);
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const running = await child.describe().then((d) => d.searchAttributes.CodeloopStatus?.[0]).catch(() => undefined);
-    if (running === 'blocked') break;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  await eventually(
+    () => child.describe().then((d) => d.searchAttributes.CodeloopStatus?.[0]).catch(() => undefined),
+    (status) => status === 'blocked',
+    'the batch child never showed CodeloopStatus blocked',
+    { timeoutMs: 30_000, intervalMs: 200 },
+  );
   const cancelled = await runCli(['batch', 'cancel', workflowId, '--wait', '--json'], env());
   expect(JSON.parse(cancelled.stdout)).toMatchObject({ execution: 'CANCELLED' });
   expect((await child.describe()).status.name).toBe('CANCELLED');
@@ -104,15 +106,12 @@ const editValue = (to: string): Responder =>
 
 /** `blockers list --json`, polled until `wanted` rows are there (visibility lags the workflows a little). */
 async function listBlockersUntil(wanted: (rows: OpenBlockerRow[]) => boolean): Promise<OpenBlockerRow[]> {
-  let rows: OpenBlockerRow[] = [];
-  for (let attempt = 0; attempt < 100; attempt++) {
+  const list = async () => {
     const listed = await runCli(['blockers', 'list', '--json'], env());
     expect(listed.code).toBe(0);
-    rows = JSON.parse(listed.stdout) as OpenBlockerRow[];
-    if (wanted(rows)) return rows;
-    await new Promise((resolve) => setTimeout(resolve, 300));
-  }
-  throw new Error(`blockers list never showed them: ${JSON.stringify(rows)}`);
+    return JSON.parse(listed.stdout) as OpenBlockerRow[];
+  };
+  return eventually(list, wanted, 'blockers list never showed them', { timeoutMs: 30_000, intervalMs: 300 });
 }
 
 test('blockers list shows a blocked batch child and the batch\'s own merge conflict; blockers answer reaches each', async () => {

@@ -8,6 +8,7 @@ import { runCli } from '../support/cli.js';
 import { byTask, byTurn } from '../support/fake-messages-api.js';
 import { useTaskHarness } from '../support/task-harness.js';
 import { makeWorkspace } from '../support/workspace.js';
+import { eventually } from '../support/polling.js';
 
 const harness = useTaskHarness('report');
 const env = () => ({ CODELOOP_TASK_QUEUE: harness.taskQueue });
@@ -67,7 +68,7 @@ test('task follow shows steps and the open blocker with its answer command, unti
   follower.stderr.on('data', (chunk) => (stderr += chunk));
   const exited = new Promise<number>((resolve) => follower.on('exit', (code) => resolve(code ?? -1)));
   await waitForBlockers(handle);
-  for (let attempt = 0; attempt < 50 && !stderr.includes('Ship it?'); attempt++) await new Promise((resolve) => setTimeout(resolve, 200));
+  await eventually(async () => stderr, (text) => text.includes('Ship it?'), 'follow never printed the blocker', { timeoutMs: 10_000, intervalMs: 200 });
   await handle.signal(answerBlockerSignal, { answer: 'yes' });
   expect(await exited).toBe(0);
   expect(stderr).toContain('read a.txt');

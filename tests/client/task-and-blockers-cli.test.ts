@@ -4,6 +4,7 @@ import { waitForBlockers } from '../support/blockers.js';
 import { runCli } from '../support/cli.js';
 import { useTaskHarness } from '../support/task-harness.js';
 import { makeWorkspace } from '../support/workspace.js';
+import { eventually } from '../support/polling.js';
 
 const harness = useTaskHarness('cli');
 const env = () => ({ CODELOOP_TASK_QUEUE: harness.taskQueue });
@@ -18,13 +19,12 @@ test('task start, blockers list, blockers answer, task status and result, all wi
   expect(url).toBe(`http://localhost:8233/namespaces/default/workflows/${workflowId}`);
 
   await waitForBlockers(harness.temporal.client.workflow.getHandle(workflowId));
-  let mine: OpenBlockerRow[] = [];
-  for (let attempt = 0; attempt < 50 && mine.length === 0; attempt++) {
+  const listMine = async () => {
     const listed = await runCli(['blockers', 'list', '--json'], env());
     expect(listed.code).toBe(0);
-    mine = (JSON.parse(listed.stdout) as OpenBlockerRow[]).filter((row) => row.workflowId === workflowId);
-    if (mine.length === 0) await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+    return (JSON.parse(listed.stdout) as OpenBlockerRow[]).filter((row) => row.workflowId === workflowId);
+  };
+  const mine = await eventually(listMine, (rows) => rows.length > 0, 'blockers list never showed the task', { timeoutMs: 10_000, intervalMs: 200 });
   expect(mine).toMatchObject([{ blockerId: 'b1', question: 'Keep the old flag?', origin: 'agent', workflowType: 'agentTaskWorkflow' }]);
   expect(mine[0].ageMs).toBeGreaterThanOrEqual(0);
 

@@ -101,7 +101,7 @@ describe('a directory swapped for a symlink while the tools work', () => {
     const race = await raceSwapping(path.join(workspace, 'shared'), outside, 400, (index) =>
       createWorkspaceFile(workspace, { path: `shared/file-${index}.txt`, content: `${index}\n` }),
     );
-    expect(race.swaps).toBeGreaterThan(50);
+    expect(race.swaps).toBeGreaterThan(10);
     expect(readdirSync(outside)).toEqual([]);
     const created = race.results.filter((result) => !result.isError);
     expect(created.length).toBeGreaterThan(0);
@@ -115,7 +115,7 @@ describe('a directory swapped for a symlink while the tools work', () => {
     const race = await raceSwapping(path.join(workspace, 'shared'), outside, 200, () =>
       editWorkspaceFile(workspace, { path: 'shared/notes.txt', edits: [{ search: 'count = 0', replace: 'count = 0\nedited' }] }),
     );
-    expect(race.swaps).toBeGreaterThan(25);
+    expect(race.swaps).toBeGreaterThan(10);
     expect(readFileSync(path.join(outside, 'notes.txt'), 'utf8')).toBe('count = 0\n');
     expect(readdirSync(outside)).toEqual(['notes.txt']);
     const edited = race.results.filter((result) => !result.isError).length;
@@ -131,7 +131,7 @@ describe('a directory swapped for a symlink while the tools work', () => {
     const race = await raceSwapping(path.join(workspace, 'notes.txt'), path.join(outside, 'secret.txt'), 400, () =>
       readWorkspaceFile(workspace, { path: 'notes.txt' }),
     );
-    expect(race.swaps).toBeGreaterThan(50);
+    expect(race.swaps).toBeGreaterThan(10);
     expect(race.results.filter((result) => result.content.includes(secret))).toEqual([]);
     expect(race.results.filter((result) => result.content.includes('1 | public notes')).length).toBeGreaterThan(0);
   });

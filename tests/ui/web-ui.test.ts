@@ -12,6 +12,7 @@ import { byTask, byTurn, startFakeMessagesApi, type FakeMessagesApi } from '../s
 import { freePort } from '../support/free-port.js';
 import { modelEnv } from '../support/temporal.js';
 import { makeWorkspace } from '../support/workspace.js';
+import { eventually } from '../support/polling.js';
 
 /**
  * The Web UI, in a real browser: Debian's chromium driven by playwright-core. CI installs chromium and sets
@@ -104,10 +105,10 @@ test.runIf(available || required)('filter blocked tasks, open one, read its acti
   const allText = async () => (await Promise.all(page.frames().map((frame) => frame.innerText('body').catch(() => '')))).join('\n');
   let details = '';
   try {
-    for (let attempt = 0; attempt < 60 && !details.includes('Which region should we deploy to?'); attempt++) {
-      await page.waitForTimeout(500);
-      details = await allText();
-    }
+    details = await eventually(allText, (text) => text.includes('Which region should we deploy to?'), 'the Web UI never showed the blocker in current details', {
+      timeoutMs: 30_000,
+      intervalMs: 500,
+    });
   } finally {
     await page.screenshot({ path: path.join(screenshots, 'web-ui-current-details.png'), fullPage: true });
   }

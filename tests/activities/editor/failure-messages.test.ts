@@ -43,7 +43,7 @@ describe('failure messages', () => {
     const outcome = expectRejected(
       applyEdits('short.ts', linesOf('alpha();'), [{ search: 'one();\ntwo();\nthree();\nfour();', replace: 'x' }]),
     );
-    expect(outcome.message).toMatch(/The closest match is line 1, \d+% similar \(85% needed\):\n  1 \| alpha\(\);\n/);
+    expect(outcome.message).toMatch(/The closest match is line 1, \d+% similar \(85% needed\):\n {2}1 \| alpha\(\);\n/);
   });
 
   test('say when the file is empty', () => {
