@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { BatchResult } from '../src/shared/batch-state.js';
 import { criticalPath } from '../src/shared/dag.js';
 import type { batchConductorWorkflow } from '../src/workflows/index.js';
-import { getBatchStateQuery } from '../src/workflows/messages.js';
+import { getBatchStateQuery } from '../src/shared/messages.js';
 import { startFakeMessagesApi } from '../tests/support/fake-messages-api.js';
 import { makeGitRepo } from '../tests/support/workspace.js';
-import { stamp, table, withWorkers, writeSection, type BenchEnv } from './harness.js';
+import { mergeTimings, type MergeTimings } from './batch-merge-timings.js';
+import { bundleAt, stamp, table, withWorkers, writeSection, type BenchEnv } from './harness.js';
 
 const TASKS = 200;
 const PARALLEL = 16;
@@ -27,34 +28,70 @@ const percentile = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 };
 
+/** One batch run's figures, as table rows in a fixed order. */
+type Figures = { rows: [string, string][]; status: string };
+
 /**
  * Batch scheduling: a 200-task random DAG with an instant scripted model and 16 in parallel. Makespan against the
  * lower bound max(critical path, total work / parallelism), and the hand-off latency to a dependent's child starting,
  * measured twice: from its last dependency's child reporting it finished (so the commit, the merge and the cutting
  * of the dependent's worktree are inside), and from that dependency's `endedAt`, which is recorded only after the
- * merge step returned with the dependent's worktree already cut (so they are not).
+ * merge step returned with the dependent's worktree already cut (so they are not). With `--baseline <ref>` the same
+ * batch first runs on the workflows as they were at that commit, against the same server and activities, and both
+ * columns are reported.
  */
-export async function benchBatchMakespan(env: BenchEnv): Promise<void> {
+export async function benchBatchMakespan(env: BenchEnv, options: { baseline?: string } = {}): Promise<void> {
+  const baseline = options.baseline ? await bundleAt(options.baseline) : undefined;
+  const columns: { name: string; figures: Figures }[] = [];
+  if (baseline) columns.push({ name: `workflows at ${baseline.commit}`, figures: await measureBatch(env, baseline.bundlePath) });
+  columns.push({ name: baseline ? 'this tree' : 'value', figures: await measureBatch(env, env.bundlePath) });
+  const rows = columns[0].figures.rows.map(([figure], index) => [figure, ...columns.map((column) => column.figures.rows[index][1])]);
+  const markdown = `## Batch makespan and scheduling latency
+
+\`npm run bench -- batch${baseline ? ` --baseline ${options.baseline}` : ''}\`, ${stamp()}. A ${TASKS}-task random DAG (each task depends on up to 3 of the 20 before it; seed 42),
+an instant scripted model, \`maxParallel\` ${PARALLEL}, one git repository: every task gets its own worktree, and is
+committed and merged into the integration branch before its dependents start. ${columns.map((column) => `${column.name}: ${column.figures.status}`).join('; ')}.${
+    baseline ? ` The columns ran one after the other in this run, on one dev server, with today's activities.` : ''
+  }
+
+${table(['figure', ...columns.map((column) => column.name)], rows)}
+
+A task's duration runs from its child starting to its branch being merged, so the lower bound already counts the
+per-task git and Temporal overhead; the ratio measures how well the conductor keeps ${PARALLEL} slots busy.
+"Finished" is when the dependency's child reported its end: the hand-off from there includes committing and merging
+its work and cutting the dependent's worktree. A dependency's \`endedAt\` is recorded only after that merge step has
+returned, with the dependent's worktree already cut, so the last row leaves the git step out. "All" includes tasks that
+became ready while every slot was taken. Merge activity times come from the batch's history events.
+`;
+  writeSection('50-batch-makespan', markdown);
+  console.log(markdown);
+}
+
+async function measureBatch(env: BenchEnv, bundlePath: string): Promise<Figures> {
   const fake = await startFakeMessagesApi();
   fake.setResponder(() => ({ text: 'done' }));
   const taskQueue = `bench-batch-${randomUUID().slice(0, 8)}`;
   const tasks = randomDag(TASKS);
   let result!: BatchResult;
-  let states!: Awaited<ReturnType<typeof queryStates>>;
-  const queryStates = (handle: {
-    query: (q: typeof getBatchStateQuery) => Promise<{ tasks: { id: string; startedAt?: number; finishedAt?: number; endedAt?: number; dependsOn: string[] }[] }>;
-  }) =>
-    handle.query(getBatchStateQuery).then((state) => state.tasks);
+  let states!: { id: string; startedAt?: number; finishedAt?: number; endedAt?: number; dependsOn: string[] }[];
+  let merges!: MergeTimings;
   try {
-    await withWorkers(env, fake, taskQueue, async () => {
-      const handle = await env.client.workflow.start<typeof batchConductorWorkflow>('batchConductorWorkflow', {
-        taskQueue,
-        workflowId: `${taskQueue}-batch`,
-        args: [{ workspace: makeGitRepo(), tasks, maxParallel: PARALLEL }],
-      });
-      result = await handle.result();
-      states = await queryStates(handle);
-    });
+    await withWorkers(
+      env,
+      fake,
+      taskQueue,
+      async () => {
+        const handle = await env.client.workflow.start<typeof batchConductorWorkflow>('batchConductorWorkflow', {
+          taskQueue,
+          workflowId: `${taskQueue}-batch`,
+          args: [{ workspace: makeGitRepo(), tasks, maxParallel: PARALLEL }],
+        });
+        result = await handle.result();
+        states = (await handle.query(getBatchStateQuery)).tasks;
+        merges = await mergeTimings(env.client, handle.workflowId);
+      },
+      bundlePath,
+    );
   } finally {
     await fake.close();
   }
@@ -68,39 +105,36 @@ export async function benchBatchMakespan(env: BenchEnv): Promise<void> {
   for (const state of states.filter((candidate) => candidate.dependsOn.length > 0)) {
     // The dependency merged last is the one whose merge made this task ready (and cut its worktree).
     const last = state.dependsOn.map((id) => byId.get(id)!).reduce((a, b) => (b.endedAt! > a.endedAt! ? b : a));
-    latencies.push({ fromFinished: state.startedAt! - last.finishedAt!, fromMerged: state.startedAt! - last.endedAt!, slotFree: running(last.endedAt!) < PARALLEL });
+    latencies.push({
+      fromFinished: state.startedAt! - last.finishedAt!,
+      fromMerged: state.startedAt! - last.endedAt!,
+      slotFree: running(last.endedAt!) < PARALLEL,
+    });
   }
+  const childRun = states.map((state) => state.finishedAt! - state.startedAt!);
+  const mergeWait = states.map((state) => state.endedAt! - state.finishedAt!);
   const free = latencies.filter((latency) => latency.slotFree);
   const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   const spread = (values: number[]) => (values.length ? `p50 ${percentile(values, 50)} ms, p95 ${percentile(values, 95)} ms` : '-');
-  const markdown = `## Batch makespan and scheduling latency
-
-\`npm run bench -- batch\`, ${stamp()}. A ${TASKS}-task random DAG (each task depends on up to 3 of the 20 before it; seed 42),
-an instant scripted model, \`maxParallel\` ${PARALLEL}, one git repository: every task gets its own worktree, and is
-committed and merged into the integration branch before its dependents start. Status: ${result.status}, ${result.totals.tasks.completed}/${TASKS} completed, ${result.runs} run(s) (continue-as-new).
-
-${table(
-  ['figure', 'value'],
-  [
-    ['makespan', seconds(result.makespanMs)],
-    ['critical path (measured task durations)', `${seconds(path.durationMs)} over ${path.ids.length} tasks`],
-    [`total work / ${PARALLEL}`, seconds(total / PARALLEL)],
-    ['lower bound = max of the two', seconds(lowerBound)],
-    ['makespan / lower bound', `${(result.makespanMs / lowerBound).toFixed(2)}× (goal ≤ 1.3×)`],
-    ['mean task duration (child started → merged)', seconds(total / TASKS)],
-    [`last dependency finished → dependent started, slot free (n=${free.length})`, spread(free.map((latency) => latency.fromFinished))],
-    [`last dependency finished → dependent started, all (n=${latencies.length})`, spread(latencies.map((latency) => latency.fromFinished))],
-    [`last dependency's endedAt → dependent started, slot free (n=${free.length})`, spread(free.map((latency) => latency.fromMerged))],
-  ],
-)}
-
-A task's duration runs from its child starting to its branch being merged, so the lower bound already counts the
-per-task git and Temporal overhead; the ratio measures how well the conductor keeps ${PARALLEL} slots busy.
-"Finished" is when the dependency's child reported its end: the hand-off from there includes committing and merging
-its work and cutting the dependent's worktree. A dependency's \`endedAt\` is recorded only after that merge step has
-returned, with the dependent's worktree already cut, so the last row leaves the git step out. "All" includes tasks that
-became ready while every slot was taken.
-`;
-  writeSection('50-batch-makespan', markdown);
-  console.log(markdown);
+  return {
+    status: `${result.status}, ${result.totals.tasks.completed}/${TASKS} completed, ${result.runs} run(s) (continue-as-new)`,
+    rows: [
+      ['makespan', seconds(result.makespanMs)],
+      ['critical path (measured task durations)', `${seconds(path.durationMs)} over ${path.ids.length} tasks`],
+      [`total work / ${PARALLEL}`, seconds(total / PARALLEL)],
+      ['lower bound = max of the two', seconds(lowerBound)],
+      ['makespan / lower bound (goal ≤ 1.15×)', `${(result.makespanMs / lowerBound).toFixed(2)}×`],
+      ['mean task duration (child started → merged)', seconds(total / TASKS)],
+      ['child run (child started → reported its end)', spread(childRun)],
+      ['commit and merge (child reported its end → merged)', spread(mergeWait)],
+      ['merge activities: count, tasks per activity (mean, max)', `${merges.runMs.length}, ${(TASKS / merges.runMs.length).toFixed(1)}, ${Math.max(...merges.tasksPerMerge)}`],
+      ['merge activity: scheduled → started', spread(merges.queuedMs)],
+      ['merge activity: started → completed', spread(merges.runMs)],
+      ['batch workflow tasks: scheduled → started', spread(merges.workflowTaskQueuedMs)],
+      ['batch workflow tasks: started → completed', spread(merges.workflowTaskRunMs)],
+      ['last dependency finished → dependent started, slot free (goal p95 ≤ 500 ms)', `${spread(free.map((latency) => latency.fromFinished))} (n=${free.length})`],
+      ['last dependency finished → dependent started, all', `${spread(latencies.map((latency) => latency.fromFinished))} (n=${latencies.length})`],
+      ["last dependency's endedAt → dependent started, slot free", spread(free.map((latency) => latency.fromMerged))],
+    ],
+  };
 }

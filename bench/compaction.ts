@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { CompactionRecord } from '../src/shared/task-state.js';
 import type { agentTaskWorkflow } from '../src/workflows/index.js';
-import { getStateQuery } from '../src/workflows/messages.js';
+import { getStateQuery } from '../src/shared/messages.js';
 import { startFakeMessagesApi, withSummaries, type RecordedRequest } from '../tests/support/fake-messages-api.js';
 import { chunkFiles, largeOutputSession } from '../tests/support/sessions.js';
 import { makeWorkspace } from '../tests/support/workspace.js';
 import { stamp, table, withWorkers, writeSection, type BenchEnv } from './harness.js';
 import { agentRequests, cacheableText, identicalPrefixShare, requestCost } from './request-prefix.js';
-import { priceOf } from '../src/shared/pricing.js';
+import { priceOf } from '../src/workflows/task/pricing.js';
 import { DEFAULT_MODEL } from '../src/shared/constants.js';
 
 interface Scenario {

@@ -1,4 +1,5 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
@@ -44,12 +45,32 @@ export async function startBenchEnv(dynamicConfig?: Record<string, unknown>): Pr
   };
 }
 
-export async function withWorkers<T>(env: BenchEnv, fake: FakeMessagesApi, taskQueue: string, body: () => Promise<T>): Promise<T> {
+/**
+ * The workflows as they were at `ref` (a commit, tag or branch of this repository), bundled from a detached worktree
+ * under bench/.out, to run against today's activities in the same bench run: a before/after measured side by side.
+ */
+export async function bundleAt(ref: string): Promise<{ commit: string; bundlePath: string }> {
+  const commit = execFileSync('git', ['rev-parse', '--short', `${ref}^{commit}`], { cwd: benchDir, encoding: 'utf8' }).trim();
+  const tree = path.join(outDir, `at-${commit}`);
+  if (!existsSync(tree)) execFileSync('git', ['worktree', 'add', '--detach', tree, commit], { cwd: benchDir, stdio: 'ignore' });
+  const bundle = await bundleWorkflowCode({ workflowsPath: path.join(tree, 'src/workflows/index.ts'), logger: silent });
+  const bundlePath = path.join(outDir, `workflow-bundle-${commit}.js`);
+  writeFileSync(bundlePath, bundle.code);
+  return { commit, bundlePath };
+}
+
+export async function withWorkers<T>(
+  env: BenchEnv,
+  fake: FakeMessagesApi,
+  taskQueue: string,
+  body: () => Promise<T>,
+  bundlePath = env.bundlePath,
+): Promise<T> {
   const workers = await createCodeloopWorkers({
     connection: env.nativeConnection,
     taskQueue,
     hostId: 'bench',
-    workflowBundlePath: env.bundlePath,
+    workflowBundlePath: bundlePath,
     env: { ANTHROPIC_API_KEY: fake.apiKey, ANTHROPIC_BASE_URL: fake.url, CODELOOP_MODEL: 'bench-model' },
   });
   const running = workers.run();

@@ -1,7 +1,8 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import type { createActivities, ToolOutcome, WorkspaceBinding } from '../src/activities/index.js';
 import type { Message, ModelTurn, ToolResultBlock, ToolUseBlock } from '../src/shared/conversation.js';
-import { buildSystemPrompt, kickoffMessage, type ProjectContext } from '../src/shared/prompt.js';
+import type { ProjectContext } from '../src/shared/project-context.js';
+import { buildSystemPrompt, kickoffMessage } from '../src/workflows/task/prompt.js';
 import { parseTaskInput } from '../src/shared/task-input.js';
 import { TOOL_ACTIVITIES, toolInputSchemas, type WorkspaceToolName } from '../src/shared/tools.js';
 

@@ -1,6 +1,7 @@
 /**
  * `npm run bench [-- name ...]`: runs the named benchmarks (default: all) in one process against one dev server, so
- * figures that are compared were measured side by side. Each writes its section of bench/RESULTS.md.
+ * figures that are compared were measured side by side. Each writes its section of bench/RESULTS.md. `--baseline <ref>`
+ * makes `batch` also run on the workflows as they were at that commit, in the same run.
  */
 import { installQuietRuntime, startBenchEnv } from './harness.js';
 import { benchHistorySize } from './history-size.js';
@@ -20,7 +21,11 @@ const benches = {
 };
 
 async function main(): Promise<void> {
-  const requested = process.argv.slice(2);
+  const args = process.argv.slice(2);
+  const baselineAt = args.indexOf('--baseline');
+  const baseline = baselineAt >= 0 ? args.splice(baselineAt, 2)[1] : undefined;
+  if (baselineAt >= 0 && !baseline) throw new Error('--baseline needs a git ref, e.g. --baseline HEAD~3');
+  const requested = args;
   const unknown = requested.filter((name) => !(name in benches));
   if (unknown.length) throw new Error(`unknown bench ${unknown.join(', ')}; choose from ${Object.keys(benches).join(', ')}`);
   const names = (requested.length ? requested : Object.keys(benches)) as (keyof typeof benches)[];
@@ -29,7 +34,7 @@ async function main(): Promise<void> {
   try {
     for (const name of names) {
       console.error(`bench: ${name}…`);
-      await benches[name](env);
+      await benches[name](env, { baseline });
     }
   } finally {
     await env.close();

@@ -10,13 +10,14 @@ import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import { webUiUrl } from '../src/client/output.js';
+import { loadConfig, type TemporalConfig } from '../src/config.js';
 import { createCodeloopWorkers } from '../src/create-workers.js';
 import { ensureBubblewrap } from '../src/server/bubblewrap.js';
 import { startDevServer, type DevServer } from '../src/server/dev-server.js';
 import type { TaskStateSnapshot } from '../src/shared/task-state.js';
 import { createWorkerLogger } from '../src/worker-logger.js';
 import type { agentTaskWorkflow } from '../src/workflows/index.js';
-import { getStateQuery } from '../src/workflows/messages.js';
+import { getStateQuery } from '../src/shared/messages.js';
 import { startFakeMessagesApi } from '../tests/support/fake-messages-api.js';
 import { demoResponder, makeDemoWorkspace } from './demo-session.js';
 
@@ -24,9 +25,10 @@ const projectRoot = fileURLToPath(new URL('..', import.meta.url));
 const exitWhenDone = process.argv.includes('--exit');
 
 async function main(): Promise<void> {
-  Runtime.install({ logger: createWorkerLogger() });
-  ensureBubblewrap();
-  const { address, server } = await findOrStartServer();
+  const config = loadConfig();
+  Runtime.install({ logger: createWorkerLogger(config.worker.logLevel) });
+  ensureBubblewrap(config.sandbox.mode);
+  const { address, server } = await findOrStartServer(config.temporal);
   const fake = await startFakeMessagesApi();
   fake.setResponder(demoResponder());
   const nativeConnection = await NativeConnection.connect({ address });
@@ -53,7 +55,7 @@ async function main(): Promise<void> {
     const result = await followUntilDone(handle.result(), () => handle.query(getStateQuery));
     console.log(`\n${result.status} after ${result.iterations} iterations: ${result.summary}`);
     console.log(`files changed: ${result.filesChanged.join(', ')}`);
-    console.log(`\nOpen it in the Temporal Web UI:\n  ${webUiUrl('default', workflowId)}`);
+    console.log(`\nOpen it in the Temporal Web UI:\n  ${webUiUrl('default', workflowId, config.cli.uiUrl)}`);
     console.log('Each step is an activity with a summary; the current details card shows where the task stands.');
     if (server && !exitWhenDone) {
       console.log('\nThe server and Web UI keep running; press Ctrl-C to stop. Runs persist in .data/ for `npm start`.');
@@ -70,15 +72,15 @@ async function main(): Promise<void> {
 }
 
 /** Uses `TEMPORAL_ADDRESS` or a server already on 127.0.0.1:7233 (`npm start`); otherwise starts the embedded one. */
-async function findOrStartServer(): Promise<{ address: string; server?: DevServer }> {
-  const address = process.env.TEMPORAL_ADDRESS || '127.0.0.1:7233';
+async function findOrStartServer(temporal: TemporalConfig): Promise<{ address: string; server?: DevServer }> {
+  const { address } = temporal;
   try {
     const connection = await Connection.connect({ address, connectTimeout: 1_000 });
     await connection.close();
     console.log(`codeloop demo: using the Temporal server at ${address}`);
     return { address };
   } catch {
-    if (process.env.TEMPORAL_ADDRESS) throw new Error(`cannot reach Temporal at ${address}`);
+    if (temporal.addressSet) throw new Error(`cannot reach Temporal at ${address}`);
   }
   console.log('codeloop demo: starting the embedded Temporal dev server (Web UI on http://localhost:8233)…');
   const server = await startDevServer({ port: 7233, uiPort: 8233, dbFile: path.join(projectRoot, '.data', 'temporal.db') });

@@ -1,13 +1,14 @@
-import os from 'node:os';
 import Anthropic from '@anthropic-ai/sdk';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from './activities/index.js';
 import { createActivityShell } from './activities/process/activity-shell.js';
 import { createSandbox, type Sandbox } from './activities/process/sandbox.js';
-import { DEFAULT_MODEL, DEFAULT_TASK_QUEUE } from './shared/constants.js';
+import { loadConfig, readModelCredentials, type CodeloopConfig, type ModelCredentials } from './config.js';
 
-export interface WorkerConfig {
+export interface CodeloopWorkerOptions {
   connection: NativeConnection;
+  /** Settings already loaded (`runWorker` loads them once); otherwise they are loaded from `env`. */
+  config?: CodeloopConfig;
   namespace?: string;
   /** The shared queue: workflows, model calls and workspace binding. */
   taskQueue?: string;
@@ -15,7 +16,10 @@ export interface WorkerConfig {
   hostId?: string;
   /** A prebuilt bundle (tests build one per run); otherwise the workflows are bundled from source at start. */
   workflowBundlePath?: string;
-  /** Environment the worker reads for the model client; defaults to `process.env`. Commands see `process.env` under it. */
+  /**
+   * Variables over the worker's own `process.env`, for settings and the model's credentials alike: tests and the demo
+   * point the model at a loopback server this way. The credentials are read from it at each model call.
+   */
   env?: NodeJS.ProcessEnv;
 }
 
@@ -37,20 +41,21 @@ export const hostQueueFor = (taskQueue: string, hostId: string) => `${taskQueue}
  * Builds the two workers a codeloop host runs: one on the shared queue (workflows, model calls, binding) and one on
  * the host's own queue (`codeloop@<host-id>`) for the tools that must touch its workspace.
  */
-export async function createCodeloopWorkers(config: WorkerConfig): Promise<CodeloopWorkers> {
-  const env = config.env ?? process.env;
-  const taskQueue = config.taskQueue ?? env.CODELOOP_TASK_QUEUE ?? DEFAULT_TASK_QUEUE;
-  const hostId = config.hostId ?? env.CODELOOP_HOST_ID ?? os.hostname();
+export async function createCodeloopWorkers(options: CodeloopWorkerOptions): Promise<CodeloopWorkers> {
+  const env = workerEnv(options.env);
+  const config = options.config ?? loadConfig(env);
+  const taskQueue = options.taskQueue ?? config.temporal.taskQueue;
+  const hostId = options.hostId ?? config.worker.hostId;
   const hostQueue = hostQueueFor(taskQueue, hostId);
-  const sandbox = createSandbox({ ...process.env, ...env });
-  const activities = createWorkerActivities({ env, hostId, hostQueue, sandbox });
+  const sandbox = createSandbox(env, config.sandbox);
+  const activities = createWorkerActivities({ env: options.env, config, hostId, hostQueue, sandbox });
   const common: Pick<WorkerOptions, 'connection' | 'namespace' | 'activities'> = {
-    connection: config.connection,
-    namespace: config.namespace ?? env.TEMPORAL_NAMESPACE ?? 'default',
+    connection: options.connection,
+    namespace: options.namespace ?? config.temporal.namespace,
     activities,
   };
-  const workflowSource = config.workflowBundlePath
-    ? { workflowBundle: { codePath: config.workflowBundlePath } }
+  const workflowSource = options.workflowBundlePath
+    ? { workflowBundle: { codePath: options.workflowBundlePath } }
     : { workflowsPath: new URL('./workflows/index.ts', import.meta.url).pathname };
   const workers = await Promise.all([
     Worker.create({ ...common, taskQueue, ...workflowSource }),
@@ -72,27 +77,39 @@ export async function createCodeloopWorkers(config: WorkerConfig): Promise<Codel
 }
 
 /** The activities a worker registers, with the real dependencies: the model client, the process runner. */
-export function createWorkerActivities(options: { env: NodeJS.ProcessEnv; hostId: string; hostQueue: string; sandbox: Sandbox }) {
+export function createWorkerActivities(options: {
+  env?: NodeJS.ProcessEnv;
+  config?: CodeloopConfig;
+  hostId: string;
+  hostQueue: string;
+  sandbox: Sandbox;
+}) {
+  const env = workerEnv(options.env);
+  const config = options.config ?? loadConfig(env);
   return createActivities({
-    createModelClient: modelClientFactory(options.env),
-    defaultModel: options.env.CODELOOP_MODEL || DEFAULT_MODEL,
+    createModelClient: modelClientFactory(() => readModelCredentials(workerEnv(options.env))),
+    defaultModel: config.model.defaultModel,
+    worktreesDir: config.worker.worktreesDir,
     hostId: options.hostId,
     hostQueue: options.hostQueue,
     sandbox: options.sandbox.mode,
-    shell: createActivityShell(options.sandbox, { ...process.env, ...options.env }),
+    // Not configuration: the environment the command sandbox copies its allow-listed names from (see `commandEnv`).
+    shell: createActivityShell(options.sandbox, env),
   });
 }
 
+/** The worker's environment: `overrides` over its own, built afresh at each read so that a later change shows. */
+const workerEnv = (overrides?: NodeJS.ProcessEnv): NodeJS.ProcessEnv => ({ ...process.env, ...overrides });
+
 /**
- * Reads the key per call, so a worker whose key is fixed and restarted is picked up without code changes, and the
- * key itself never travels through workflow history. The SDK's own retries are off: Temporal retries instead.
+ * Reads the credentials per call, so a key set after a task blocked on its absence is picked up, and the key itself
+ * never travels through workflow history. The SDK's own retries are off: Temporal retries instead.
  */
-function modelClientFactory(env: NodeJS.ProcessEnv): () => Anthropic | undefined {
+function modelClientFactory(readCredentials: () => ModelCredentials): () => Anthropic | undefined {
   let cached: { key: string; baseURL?: string; client: Anthropic } | undefined;
   return () => {
-    const key = env.ANTHROPIC_API_KEY;
+    const { apiKey: key, baseURL } = readCredentials();
     if (!key) return undefined;
-    const baseURL = env.ANTHROPIC_BASE_URL || undefined;
     if (cached?.key !== key || cached.baseURL !== baseURL) {
       cached = { key, baseURL, client: new Anthropic({ apiKey: key, baseURL, maxRetries: 0, timeout: 10 * 60_000 }) };
     }

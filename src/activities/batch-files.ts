@@ -5,9 +5,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { BatchTask } from '../shared/batch-input.js';
 import { parseTasksFile } from '../shared/batch-file.js';
 import { ErrorType } from '../shared/errors.js';
-import { answeredQuestions } from '../shared/blockers.js';
-import type { AnsweredQuestion } from '../shared/prompt.js';
-import { getStateQuery } from '../workflows/messages.js';
+import { answeredQuestions, type AnsweredQuestion } from '../shared/blockers.js';
+import { getStateQuery } from '../shared/messages.js';
 import { readRegularFile } from './tools/read-regular-file.js';
 import { resolveInWorkspace } from './tools/workspace-path.js';
 
@@ -19,7 +18,7 @@ const UNREAD_REASONS = {
   'too-large': `it is larger than ${TASKS_FILE_MAX_BYTES / 1024 / 1024} MB`,
 };
 
-/** What the conductor reads outside git: the batch's tasks file, and what a child task was told by humans. */
+/** What the conductor reads outside git: the batch's tasks file, and (for older runs) what a child task was told by humans. */
 export function createBatchFileActivities() {
   return {
     /**
@@ -43,8 +42,9 @@ export function createBatchFileActivities() {
     },
 
     /**
-     * The blockers a task's latest run had answered, from its `getState` (closed runs answer queries too), so the
-     * batch can hand them to the task's next run. A task that never started has none.
+     * The blockers a task's latest run had answered, from its `getState` (closed runs answer queries too). Only batch
+     * runs whose history predates `batchAnswersFromReports` call it (newer ones get the answers with the child's final
+     * report); it goes when that patch is deprecated. A task that never started has none.
      */
     async readAnsweredQuestions(workflowId: string): Promise<AnsweredQuestion[]> {
       try {

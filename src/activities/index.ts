@@ -7,6 +7,8 @@ import { createWorkspaceActivities, type WorkspaceDeps } from './workspace.js';
 
 export interface ActivityDeps extends ModelDeps, WorkspaceDeps {
   shell: WorkspaceShell;
+  /** `CODELOOP_WORKTREES_DIR`: where batches' worktrees go; unset, beside each repository. */
+  worktreesDir?: string;
 }
 
 /**
@@ -19,7 +21,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createWorkspaceActivities(deps),
     ...createToolActivities(deps),
     ...createVerificationActivities(deps),
-    ...createGitActivities(),
+    ...createGitActivities(deps),
     ...createBatchFileActivities(),
   };
 }

@@ -4,9 +4,9 @@ import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import type { SandboxMode } from '../shared/command-access.js';
 import { ErrorType } from '../shared/errors.js';
-import type { ProjectContext } from '../shared/prompt.js';
+import type { ProjectContext } from '../shared/project-context.js';
 import { homeRefusal, refuseWorkspace } from '../shared/task-input.js';
-import { truncateEnd } from '../shared/truncate.js';
+import { truncateEnd } from '../text/truncate.js';
 import { detectTechStack } from './tech-stack.js';
 import { listFiles } from './tools/list-files.js';
 

@@ -5,7 +5,7 @@ import { parseBatchInput, type BatchInput } from '../shared/batch-input.js';
 import type { batchConductorWorkflow } from '../workflows/index.js';
 import { readInputFile } from './input-file.js';
 import { CliError, emit, webUiUrl, type OutputOptions } from './output.js';
-import { clientTaskQueue, withClient } from './session.js';
+import { cliConfig, clientTaskQueue, withClient } from './session.js';
 
 export interface BatchStartOptions extends OutputOptions {
   maxParallel?: string;
@@ -59,7 +59,7 @@ export async function startBatch(file: string, options: BatchStartOptions): Prom
       staticSummary: `batch of ${input.tasks.length} tasks from ${path.basename(file)}`,
       staticDetails: input.tasks.map((task) => `- ${task.id}: ${task.title}`).join('\n') || `tasks from ${input.tasksFile}`,
     });
-    const url = webUiUrl(namespace, workflowId);
+    const url = webUiUrl(namespace, workflowId, cliConfig().cli.uiUrl);
     emit(options, { workflowId, taskQueue, url, tasks: input.tasks.length }, () =>
       [
         `started ${workflowId} (${input.tasks.length} tasks${input.tasksFile ? ` + ${input.tasksFile}` : ''})`,

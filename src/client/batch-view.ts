@@ -1,8 +1,8 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { BatchResult, BatchStateSnapshot, BatchTaskState } from '../shared/batch-state.js';
 import { totalTokens } from '../shared/conversation.js';
-import { getBatchStateQuery } from '../workflows/messages.js';
-import { formatCount } from '../shared/format.js';
+import { getBatchStateQuery } from '../shared/messages.js';
+import { formatCount } from '../text/format.js';
 import { CliError, formatDuration } from './output.js';
 import { queryOrUndefined } from './session.js';
 

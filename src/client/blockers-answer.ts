@@ -1,6 +1,6 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { BlockerAcknowledgement, BlockerAnswer } from '../shared/blockers.js';
-import { answerBlockerSignal, answerBlockerUpdate } from '../workflows/messages.js';
+import { answerBlockerSignal, answerBlockerUpdate } from '../shared/messages.js';
 import { CliError, emit, type OutputOptions } from './output.js';
 import { withClient } from './session.js';
 

@@ -3,7 +3,7 @@ import type { Blocker } from '../shared/blockers.js';
 import { SEARCH_ATTRIBUTES } from '../shared/constants.js';
 import { emit, formatDuration, type OutputOptions } from './output.js';
 import { queryOrUndefined, withClient } from './session.js';
-import { getBatchStateQuery } from '../workflows/messages.js';
+import { getBatchStateQuery } from '../shared/messages.js';
 import { queryState } from './task-view.js';
 
 export interface OpenBlockerRow {

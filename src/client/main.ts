@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { ConfigError } from '../config.js';
 import { cancelBatch } from './batch-cancel.js';
 import { followBatch } from './batch-follow.js';
 import { startBatch } from './batch-start.js';
@@ -10,6 +11,7 @@ import { createSchedule, OVERLAP_CHOICES } from './schedule-create.js';
 import { backfillSchedule, deleteSchedule, pauseSchedule, triggerSchedule, unpauseSchedule } from './schedule-control.js';
 import { describeSchedule } from './schedule-describe.js';
 import { listSchedules } from './schedule-list.js';
+import { cliConfig } from './session.js';
 import { setupCluster } from './setup.js';
 import { startTask } from './task-start.js';
 import { followTask } from './task-follow.js';
@@ -22,7 +24,9 @@ const json = () => new Option('--json', 'print JSON for scripts');
 export function buildProgram(): Command {
   const program = new Command('codeloop')
     .description('Durable coding agent on Temporal. Connects to TEMPORAL_ADDRESS (default 127.0.0.1:7233).')
-    .configureOutput({ outputError: (text, write) => write(oneLineError(text)) });
+    .configureOutput({ outputError: (text, write) => write(oneLineError(text)) })
+    // Settings are checked before any command runs, so a bad one is reported as itself; `--help` needs none.
+    .hook('preAction', () => void cliConfig());
 
   const task = program.command('task').description('start and inspect coding tasks');
   task
@@ -164,9 +168,9 @@ export async function main(argv = process.argv): Promise<void> {
   try {
     await buildProgram().parseAsync(argv);
   } catch (error) {
-    if (error instanceof CliError) {
+    if (error instanceof CliError || error instanceof ConfigError) {
       console.error(`codeloop: ${error.message}`);
-      process.exitCode = error.exitCode;
+      process.exitCode = error instanceof CliError ? error.exitCode : 1;
       return;
     }
     console.error(error);

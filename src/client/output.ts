@@ -27,8 +27,7 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(hours / 24)}d ${hours % 24}h`;
 }
 
-/** The Web UI page of a workflow; `CODELOOP_UI_URL` points elsewhere than the embedded server's UI. */
-export function webUiUrl(namespace: string, workflowId: string, env: NodeJS.ProcessEnv = process.env): string {
-  const base = (env.CODELOOP_UI_URL || 'http://localhost:8233').replace(/\/$/, '');
-  return `${base}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`;
+/** The Web UI page of a workflow; `uiUrl` is `CODELOOP_UI_URL` (`cli.uiUrl` in the settings), without a trailing slash. */
+export function webUiUrl(namespace: string, workflowId: string, uiUrl: string): string {
+  return `${uiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`;
 }

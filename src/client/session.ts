@@ -1,11 +1,11 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { QueryDefinition } from '@temporalio/common';
+import { loadConfig, type CodeloopConfig } from '../config.js';
 import { connectClient } from '../connection.js';
-import { DEFAULT_TASK_QUEUE } from '../shared/constants.js';
 
 /** Runs a command body with a connected client and always closes the connection. */
 export async function withClient<T>(body: (client: Client, namespace: string) => Promise<T>): Promise<T> {
-  const { client, connection, namespace } = await connectClient();
+  const { client, connection, namespace } = await connectClient(cliConfig().temporal);
   try {
     return await body(client, namespace);
   } finally {
@@ -13,8 +13,13 @@ export async function withClient<T>(body: (client: Client, namespace: string) =>
   }
 }
 
+let loaded: CodeloopConfig | undefined;
+
+/** The CLI's settings, loaded from its environment on first use: one CLI run, one environment. */
+export const cliConfig = (): CodeloopConfig => (loaded ??= loadConfig());
+
 /** The task queue the CLI starts workflows on: `CODELOOP_TASK_QUEUE`, or codeloop's default. */
-export const clientTaskQueue = (): string => process.env.CODELOOP_TASK_QUEUE || DEFAULT_TASK_QUEUE;
+export const clientTaskQueue = (): string => cliConfig().temporal.taskQueue;
 
 const QUERY_DEADLINE_MS = 10_000;
 

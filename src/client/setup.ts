@@ -1,8 +1,8 @@
 import { Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import { serverSettings } from '../connection.js';
 import { SEARCH_ATTRIBUTES } from '../shared/constants.js';
 import { CliError, emit, type OutputOptions } from './output.js';
+import { cliConfig } from './session.js';
 
 export interface SetupReport {
   address: string;
@@ -16,7 +16,7 @@ export interface SetupReport {
  * attributes through the operator service. What is already there is left alone, so it is safe to run again.
  */
 export async function setupCluster(options: OutputOptions): Promise<void> {
-  const { address, namespace } = serverSettings();
+  const { address, namespace } = cliConfig().temporal;
   let connection: Connection;
   try {
     connection = await Connection.connect({ address, connectTimeout: 5_000 });

@@ -1,6 +1,6 @@
 import { totalTokens } from '../shared/conversation.js';
 import type { TaskStateSnapshot } from '../shared/task-state.js';
-import { formatCount } from '../shared/format.js';
+import { formatCount } from '../text/format.js';
 import { emit, type OutputOptions } from './output.js';
 import { pause, Progress } from './progress.js';
 import { withClient } from './session.js';

@@ -4,7 +4,7 @@ import { parseTaskInput } from '../shared/task-input.js';
 import type { agentTaskWorkflow } from '../workflows/index.js';
 import { readInputFile } from './input-file.js';
 import { CliError, emit, webUiUrl, type OutputOptions } from './output.js';
-import { clientTaskQueue, withClient } from './session.js';
+import { cliConfig, clientTaskQueue, withClient } from './session.js';
 
 export interface TaskStartOptions extends OutputOptions {
   workspace: string;
@@ -36,7 +36,7 @@ export async function startTask(description: string, options: TaskStartOptions):
       staticSummary: input.title,
       staticDetails: input.description,
     });
-    const url = webUiUrl(namespace, workflowId);
+    const url = webUiUrl(namespace, workflowId, cliConfig().cli.uiUrl);
     emit(options, { workflowId, runId: handle.firstExecutionRunId, taskQueue, url }, () =>
       [
         `started ${workflowId}`,

@@ -1,8 +1,8 @@
 import { WorkflowFailedError, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { TaskResult, TaskStateSnapshot } from '../shared/task-state.js';
-import { getStateQuery } from '../workflows/messages.js';
-import { formatCount } from '../shared/format.js';
+import { getStateQuery } from '../shared/messages.js';
+import { formatCount } from '../text/format.js';
 import { CliError, formatDuration } from './output.js';
 import { queryOrUndefined } from './session.js';
 

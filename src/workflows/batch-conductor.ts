@@ -2,7 +2,7 @@ import { CancellationScope, isCancellation, setHandler } from '@temporalio/workf
 import { parseBatchInput } from '../shared/batch-input.js';
 import type { BatchResult } from '../shared/batch-state.js';
 import { BatchRun, type BatchCarry } from './batch/batch-run.js';
-import { childReportSignal, getBatchStateQuery, retryTaskSignal } from './messages.js';
+import { childReportSignal, getBatchStateQuery, retryTaskSignal } from '../shared/messages.js';
 
 export type { BatchCarry } from './batch/batch-run.js';
 

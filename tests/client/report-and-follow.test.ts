@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { expect, inject, test } from 'vitest';
 import type { Report } from '../../src/client/report.js';
-import { answerBlockerSignal } from '../../src/workflows/messages.js';
+import { answerBlockerSignal } from '../../src/shared/messages.js';
 import { waitForBlockers } from '../support/blockers.js';
 import { runCli } from '../support/cli.js';
 import { byTask, byTurn } from '../support/fake-messages-api.js';

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from 'vitest';
 import type { BatchResult } from '../../src/shared/batch-state.js';
-import { answerBlockerSignal } from '../../src/workflows/messages.js';
+import { answerBlockerSignal } from '../../src/shared/messages.js';
 import { runCli } from '../support/cli.js';
 import { byTask, byTurn } from '../support/fake-messages-api.js';
 import { eventually } from '../support/polling.js';

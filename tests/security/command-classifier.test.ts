@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { deniedReason } from '../../src/activities/process/deny-list.js';
 import { runWorkspaceCommand } from '../../src/activities/tools/run-command.js';
-import { isRiskyCommand, riskOf } from '../../src/shared/risky-command.js';
+import { isRiskyCommand, riskOf } from '../../src/workflows/task/risky-command.js';
 import { approveCommand } from '../../src/workflows/task/approval.js';
 import { sandboxedShell } from '../support/sandbox.js';
 import { makeWorkspace } from '../support/workspace.js';

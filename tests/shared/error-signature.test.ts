@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { errorSignature, normalizeError } from '../../src/shared/error-signature.js';
+import { errorSignature, normalizeError } from '../../src/workflows/common/error-signature.js';
 
 test.each([
   ['File "/home/a/x/test_calc.py", line 12, in test_sub', 'File "/srv/b/test_calc.py", line 40, in test_sub'],

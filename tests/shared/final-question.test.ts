@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { classifyFinalQuestion, questionsIn } from '../../src/shared/final-question.js';
+import { classifyFinalQuestion, questionsIn } from '../../src/workflows/task/final-question.js';
 
 describe('blocking questions', () => {
   test.each([

@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { extractOutline } from '../../src/shared/outline.js';
+import { extractOutline } from '../../src/workflows/task/outline.js';
 import { iterationBudget } from '../../src/shared/task-input.js';
 
 test('the outline is what the tags hold', () => {

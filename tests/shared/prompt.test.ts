@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { buildSystemPrompt, wantsOutline } from '../../src/shared/prompt.js';
+import { buildSystemPrompt, wantsOutline } from '../../src/workflows/task/prompt.js';
 import { parseTaskInput } from '../../src/shared/task-input.js';
 
 const project = {

@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { isRiskyCommand } from '../../src/shared/risky-command.js';
+import { isRiskyCommand } from '../../src/workflows/task/risky-command.js';
 
 test.each([
   'rm notes.txt',

@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { truncateEnd, truncateMiddle } from '../../src/shared/truncate.js';
+import { truncateEnd, truncateMiddle } from '../../src/text/truncate.js';
 
 test('short text is left alone', () => {
   expect(truncateMiddle('abc', 10)).toBe('abc');

@@ -1,6 +1,6 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import type { BatchStateSnapshot } from '../../src/shared/batch-state.js';
-import { getBatchStateQuery } from '../../src/workflows/messages.js';
+import { getBatchStateQuery } from '../../src/shared/messages.js';
 import { eventually } from './polling.js';
 
 /** Polls a batch's `getBatchState` until `predicate` holds and returns that state. */

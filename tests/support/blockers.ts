@@ -1,7 +1,7 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import type { Blocker } from '../../src/shared/blockers.js';
 import type { TaskStateSnapshot } from '../../src/shared/task-state.js';
-import { getStateQuery } from '../../src/workflows/messages.js';
+import { getStateQuery } from '../../src/shared/messages.js';
 import { eventually } from './polling.js';
 
 /** Polls `getState` until `predicate` holds; queries are answered by whichever worker holds the workflow. */

@@ -103,7 +103,7 @@ test.runIf(available || required)('filter blocked tasks, open one, read its acti
   await page.getByText('User Metadata').first().click();
   // The UI renders current details (markdown) in a frame of its own; read the text of every frame.
   const allText = async () => (await Promise.all(page.frames().map((frame) => frame.innerText('body').catch(() => '')))).join('\n');
-  let details = '';
+  let details: string;
   try {
     details = await eventually(allText, (text) => text.includes('Which region should we deploy to?'), 'the Web UI never showed the blocker in current details', {
       timeoutMs: 30_000,

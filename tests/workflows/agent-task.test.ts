@@ -5,7 +5,7 @@ import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common'
 import { describe, expect, test } from 'vitest';
 import { SEARCH_ATTRIBUTES } from '../../src/shared/constants.js';
 import type { TaskResult } from '../../src/shared/task-state.js';
-import { answerBlockerSignal } from '../../src/workflows/messages.js';
+import { answerBlockerSignal } from '../../src/shared/messages.js';
 import { waitForBlockers } from '../support/blockers.js';
 import { startFakeMessagesApi, type RecordedRequest } from '../support/fake-messages-api.js';
 import { useTaskHarness } from '../support/task-harness.js';

@@ -4,7 +4,7 @@ import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/clie
 import type { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, test } from 'vitest';
 import type { TaskResult } from '../../src/shared/task-state.js';
-import { answerBlockerSignal, answerBlockerUpdate, getStateQuery } from '../../src/workflows/messages.js';
+import { answerBlockerSignal, answerBlockerUpdate, getStateQuery } from '../../src/shared/messages.js';
 import { waitForBlockers, waitForState } from '../support/blockers.js';
 import type { RecordedRequest } from '../support/fake-messages-api.js';
 import { useTaskHarness } from '../support/task-harness.js';

@@ -3,7 +3,7 @@ import { agentRequests, cacheableText, identicalPrefixShare } from '../../bench/
 import type { WorkflowFailedError } from '@temporalio/client';
 import type { ApplicationFailure } from '@temporalio/common';
 import type { TaskResult } from '../../src/shared/task-state.js';
-import { answerBlockerSignal, getStateQuery } from '../../src/workflows/messages.js';
+import { answerBlockerSignal, getStateQuery } from '../../src/shared/messages.js';
 import { waitForState } from '../support/blockers.js';
 import { withSummaries, type MessagesBody, type Responder, type ScriptedTurn } from '../support/fake-messages-api.js';
 import { payloadSizes } from '../support/history.js';

@@ -2,7 +2,7 @@ import type { WorkflowFailedError } from '@temporalio/client';
 import type { ApplicationFailure } from '@temporalio/common';
 import { expect, test } from 'vitest';
 import type { TaskResult } from '../../src/shared/task-state.js';
-import { answerBlockerSignal, getStateQuery } from '../../src/workflows/messages.js';
+import { answerBlockerSignal, getStateQuery } from '../../src/shared/messages.js';
 import { waitForState } from '../support/blockers.js';
 import type { RecordedRequest } from '../support/fake-messages-api.js';
 import { useTaskHarness } from '../support/task-harness.js';

@@ -2,7 +2,7 @@ import type { WorkflowFailedError } from '@temporalio/client';
 import type { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, test } from 'vitest';
 import type { TaskResult } from '../../src/shared/task-state.js';
-import { answerBlockerSignal } from '../../src/workflows/messages.js';
+import { answerBlockerSignal } from '../../src/shared/messages.js';
 import { waitForBlockers } from '../support/blockers.js';
 import type { ScriptedTurn } from '../support/fake-messages-api.js';
 import { useTaskHarness } from '../support/task-harness.js';

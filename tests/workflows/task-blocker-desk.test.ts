@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import type { Blocker, BlockerOrigin } from '../../src/shared/blockers.js';
-import { BlockerDesk } from '../../src/workflows/task/blocker-desk.js';
+import { BlockerDesk } from '../../src/workflows/common/blocker-desk.js';
 
 let asked = 0;
 const blocker = (origin: BlockerOrigin, status: Blocker['status'] = 'answered'): Blocker => {

@@ -4,7 +4,7 @@ import type { WorkflowFailedError } from '@temporalio/client';
 import type { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, test } from 'vitest';
 import type { TaskResult } from '../../src/shared/task-state.js';
-import { answerBlockerSignal, getStateQuery } from '../../src/workflows/messages.js';
+import { answerBlockerSignal, getStateQuery } from '../../src/shared/messages.js';
 import { waitForBlockers, waitForState } from '../support/blockers.js';
 import type { RecordedRequest, ScriptedTurn } from '../support/fake-messages-api.js';
 import { recordHistory } from '../support/record-history.js';

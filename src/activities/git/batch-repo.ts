@@ -5,9 +5,12 @@ import { ApplicationFailure } from '@temporalio/common';
 import { ErrorType } from '../../shared/errors.js';
 import { git, tryGit } from './run-git.js';
 
-/** Where a batch's worktrees live: beside the repository, never inside another task's tree. */
-export function worktreeRoot(repo: string, batchId: string, env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.CODELOOP_WORKTREES_DIR || path.join(path.dirname(repo), '.codeloop-worktrees', path.basename(repo));
+/**
+ * Where a batch's worktrees live: under `worktreesDir` (`CODELOOP_WORKTREES_DIR`) when the worker has one, otherwise
+ * beside the repository; never inside another task's tree.
+ */
+export function worktreeRoot(repo: string, batchId: string, worktreesDir?: string): string {
+  const base = worktreesDir || path.join(path.dirname(repo), '.codeloop-worktrees', path.basename(repo));
   return path.join(base, batchId);
 }
 
@@ -24,7 +27,10 @@ export interface BatchRepo {
  * The batch's integration branch, cut from `baseBranch` (default: the checked-out branch), with a worktree of its
  * own where task branches merge. The user's own checkout is never touched. Safe to run again.
  */
-export async function prepareBatchRepo(input: { repo: string; batchId: string; baseBranch?: string }): Promise<BatchRepo> {
+export async function prepareBatchRepo(
+  input: { repo: string; batchId: string; baseBranch?: string },
+  worktreesDir?: string,
+): Promise<BatchRepo> {
   const top = await tryGit(input.repo, ['rev-parse', '--show-toplevel']);
   if (!top.ok) {
     throw ApplicationFailure.nonRetryable(
@@ -38,7 +44,7 @@ export async function prepareBatchRepo(input: { repo: string; batchId: string; b
     throw ApplicationFailure.nonRetryable(`base ${baseRef} does not name a commit in ${repo}; commit something first or pass baseBranch`, ErrorType.InvalidInput);
   }
   const integrationBranch = branchFor(input.batchId, 'integration');
-  const integrationPath = path.join(worktreeRoot(repo, input.batchId), '_integration');
+  const integrationPath = path.join(worktreeRoot(repo, input.batchId, worktreesDir), '_integration');
   if (!(await tryGit(repo, ['rev-parse', '--verify', `refs/heads/${integrationBranch}`])).ok) await git(repo, ['branch', integrationBranch, baseRef]);
   if (!existsSync(integrationPath)) {
     await mkdir(path.dirname(integrationPath), { recursive: true });
@@ -51,21 +57,45 @@ export async function prepareBatchRepo(input: { repo: string; batchId: string; b
  * A task's own worktree and branch, cut from the integration branch as it is now (its dependencies merged).
  * `fresh` starts over from the current integration tip, for a re-run after a conflict.
  */
-export async function createTaskWorktree(input: { repo: string; batchId: string; taskId: string; fresh?: boolean }): Promise<{ path: string; branch: string }> {
-  const branch = branchFor(input.batchId, input.taskId);
-  const worktree = path.join(worktreeRoot(input.repo, input.batchId), input.taskId);
-  if (existsSync(worktree) && !input.fresh) return { path: worktree, branch };
-  await removeWorktree(input.repo, worktree);
-  await mkdir(path.dirname(worktree), { recursive: true });
-  await git(input.repo, ['worktree', 'add', '-B', branch, worktree, branchFor(input.batchId, 'integration')]);
-  return { path: worktree, branch };
+export async function createTaskWorktree(
+  input: { repo: string; batchId: string; taskId: string; fresh?: boolean },
+  worktreesDir?: string,
+): Promise<{ path: string; branch: string }> {
+  const worktree = taskWorktree(input.repo, input.batchId, input.taskId, worktreesDir);
+  if (existsSync(worktree.path) && !input.fresh) return worktree;
+  await deleteWorktree(input.repo, worktree.path);
+  await addTaskWorktree(input.repo, input.batchId, worktree);
+  return worktree;
+}
+
+/** Fresh worktrees for several tasks from the integration tip, cut side by side. */
+export async function cutTaskWorktrees(repo: string, batchId: string, taskIds: string[], worktreesDir?: string): Promise<PreparedWorktree[]> {
+  const worktrees = taskIds.map((taskId) => ({ taskId, ...taskWorktree(repo, batchId, taskId, worktreesDir) }));
+  for (const worktree of worktrees) await deleteWorktree(repo, worktree.path);
+  await Promise.all(worktrees.map((worktree) => addTaskWorktree(repo, batchId, worktree)));
+  return worktrees;
+}
+
+const taskWorktree = (repo: string, batchId: string, taskId: string, worktreesDir?: string) => ({
+  path: path.join(worktreeRoot(repo, batchId, worktreesDir), taskId),
+  branch: branchFor(batchId, taskId),
+});
+
+/** `git worktree add`; a stale registration in the way (its directory deleted by hand) is pruned and it tries again. */
+async function addTaskWorktree(repo: string, batchId: string, worktree: { path: string; branch: string }): Promise<void> {
+  await mkdir(path.dirname(worktree.path), { recursive: true });
+  const add = ['worktree', 'add', '-B', worktree.branch, worktree.path, branchFor(batchId, 'integration')];
+  if ((await tryGit(repo, add)).ok) return;
+  await tryGit(repo, ['worktree', 'prune']);
+  await git(repo, add);
 }
 
 /** Commits whatever the task left in its worktree; nothing to commit is fine. */
 export async function commitTaskWork(input: { path: string; message: string }): Promise<void> {
   await git(input.path, ['add', '-A']);
-  const clean = (await tryGit(input.path, ['diff', '--cached', '--quiet'])).ok;
-  if (!clean) await git(input.path, ['commit', '-q', '-m', input.message]);
+  const commit = await tryGit(input.path, ['commit', '-q', '-m', input.message]);
+  if (commit.ok || (await tryGit(input.path, ['diff', '--cached', '--quiet'])).ok) return;
+  throw new Error(`git commit failed in ${input.path}: ${commit.stderr || commit.stdout}`);
 }
 
 export type MergeOutcome = { merged: true; commit: string } | { merged: false; conflicts: string[] };
@@ -82,44 +112,38 @@ export interface PreparedWorktree {
  */
 export async function mergeTaskBranch(input: { integrationPath: string; branch: string; message: string }): Promise<MergeOutcome> {
   const cwd = input.integrationPath;
-  if ((await tryGit(cwd, ['merge-base', '--is-ancestor', input.branch, 'HEAD'])).ok) return { merged: true, commit: await git(cwd, ['rev-parse', 'HEAD']) };
-  const merge = await tryGit(cwd, ['merge', '--no-ff', '-q', '-m', input.message, input.branch]);
-  if (merge.ok) return { merged: true, commit: await git(cwd, ['rev-parse', 'HEAD']) };
+  if (!(await tryGit(cwd, ['merge-base', '--is-ancestor', input.branch, 'HEAD'])).ok) {
+    const conflicts = await mergeBranch(cwd, input.branch, input.message);
+    if (conflicts.length > 0) return { merged: false, conflicts };
+  }
+  return { merged: true, commit: await git(cwd, ['rev-parse', 'HEAD']) };
+}
+
+/**
+ * `git merge --no-ff` in the worktree `cwd`; returns the conflicting files, none when it merged. A conflict is aborted
+ * so the worktree stays clean for the next merge. A branch already merged merges as "already up to date".
+ */
+export async function mergeBranch(cwd: string, branch: string, message: string): Promise<string[]> {
+  const merge = await tryGit(cwd, ['merge', '--no-ff', '-q', '-m', message, branch]);
+  if (merge.ok) return [];
   const conflicts = (await tryGit(cwd, ['diff', '--name-only', '--diff-filter=U'])).stdout.split('\n').filter(Boolean);
   await tryGit(cwd, ['merge', '--abort']);
-  if (conflicts.length === 0) throw new Error(`git merge of ${input.branch} failed: ${merge.stderr || merge.stdout}`);
-  return { merged: false, conflicts };
+  if (conflicts.length === 0) throw new Error(`git merge of ${branch} failed in ${cwd}: ${merge.stderr || merge.stdout}`);
+  return conflicts;
 }
 
 /** Removes a worktree (its branch stays); gone already is fine. */
 export async function removeWorktree(repo: string, worktree: string): Promise<void> {
-  if (existsSync(worktree)) await tryGit(repo, ['worktree', 'remove', '--force', worktree]);
-  await rm(worktree, { recursive: true, force: true });
+  await removeWorktrees(repo, [worktree]);
+}
+
+/** Removes several worktrees (their branches stay) and prunes their registrations once; gone already is fine. */
+export async function removeWorktrees(repo: string, worktrees: string[]): Promise<void> {
+  for (const worktree of worktrees) await deleteWorktree(repo, worktree);
   await tryGit(repo, ['worktree', 'prune']);
 }
 
-export interface IntegrateRequest {
-  worktree: string;
-  commitMessage: string;
-  integrationPath: string;
-  branch: string;
-  mergeMessage: string;
-  /** Dependents this merge makes ready: their worktrees are cut from the new integration tip right away. */
-  prepare?: { repo: string; batchId: string; taskIds: string[] };
-}
-
-/**
- * Commits a finished task's worktree, merges its branch, and cuts the worktrees of the dependents the merge makes
- * ready, in one step: the fewer round trips between a task ending and its dependents starting, the shorter the
- * batch's critical path. Safe to repeat: nothing to commit, already merged and an existing worktree are all fine.
- */
-export async function integrateTask(input: IntegrateRequest): Promise<MergeOutcome & { prepared: PreparedWorktree[] }> {
-  await commitTaskWork({ path: input.worktree, message: input.commitMessage });
-  const outcome = await mergeTaskBranch({ integrationPath: input.integrationPath, branch: input.branch, message: input.mergeMessage });
-  const prepared: PreparedWorktree[] = [];
-  if (outcome.merged && input.prepare) {
-    const { repo, batchId, taskIds } = input.prepare;
-    for (const taskId of taskIds) prepared.push({ taskId, ...(await createTaskWorktree({ repo, batchId, taskId, fresh: true })) });
-  }
-  return { ...outcome, prepared };
+async function deleteWorktree(repo: string, worktree: string): Promise<void> {
+  if (existsSync(worktree)) await tryGit(repo, ['worktree', 'remove', '--force', worktree]);
+  await rm(worktree, { recursive: true, force: true });
 }

@@ -1,25 +1,39 @@
 import { withHeartbeat } from '../heartbeat.js';
 import {
   createTaskWorktree,
-  integrateTask,
   prepareBatchRepo,
   removeWorktree,
+  removeWorktrees,
   type BatchRepo,
-  type IntegrateRequest,
   type MergeOutcome,
   type PreparedWorktree,
 } from './batch-repo.js';
+import { integrateTask, type IntegrateRequest } from './integrate-task.js';
+import { integrateTasks, type IntegrateTasksRequest, type IntegrateTasksResult } from './integrate-tasks.js';
 
-export type { BatchRepo } from './batch-repo.js';
+export type { BatchRepo, PreparedWorktree } from './batch-repo.js';
+export type { IntegrateTasksRequest, IntegrateTasksResult } from './integrate-tasks.js';
 
-/** The batch's git steps, each idempotent so a retried activity is safe: worktrees, commits, merges. */
-export function createGitActivities() {
+/**
+ * The batch's git steps, each idempotent so a retried activity is safe: worktrees, commits, merges. Worktrees go
+ * under `worktreesDir` when the worker has one (`CODELOOP_WORKTREES_DIR`), otherwise beside each repository.
+ */
+export function createGitActivities({ worktreesDir }: { worktreesDir?: string } = {}) {
   return {
     prepareBatchRepo: (input: { repo: string; batchId: string; baseBranch?: string }): Promise<BatchRepo> =>
-      withHeartbeat(() => prepareBatchRepo(input)),
-    createTaskWorktree: (input: { repo: string; batchId: string; taskId: string; fresh?: boolean }): Promise<{ path: string; branch: string }> =>
-      withHeartbeat(() => createTaskWorktree(input)),
-    integrateTask: (input: IntegrateRequest): Promise<MergeOutcome & { prepared: PreparedWorktree[] }> => withHeartbeat(() => integrateTask(input)),
-    removeTaskWorktree: (input: { repo: string; path: string }): Promise<void> => withHeartbeat(() => removeWorktree(input.repo, input.path)),
+      withHeartbeat(() => prepareBatchRepo(input, worktreesDir)),
+    createTaskWorktree: (input: {
+      repo: string;
+      batchId: string;
+      taskId: string;
+      fresh?: boolean;
+    }): Promise<{ path: string; branch: string }> => withHeartbeat(() => createTaskWorktree(input, worktreesDir)),
+    integrateTask: (input: IntegrateRequest): Promise<MergeOutcome & { prepared: PreparedWorktree[] }> =>
+      withHeartbeat(() => integrateTask(input, worktreesDir)),
+    integrateTasks: (input: IntegrateTasksRequest): Promise<IntegrateTasksResult> => withHeartbeat(() => integrateTasks(input, worktreesDir)),
+    removeTaskWorktree: (input: { repo: string; path: string }): Promise<void> =>
+      withHeartbeat(() => removeWorktree(input.repo, input.path)),
+    removeTaskWorktrees: (input: { repo: string; paths: string[] }): Promise<void> =>
+      withHeartbeat(() => removeWorktrees(input.repo, input.paths)),
   };
 }

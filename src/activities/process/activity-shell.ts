@@ -5,7 +5,8 @@ import type { Sandbox } from './sandbox.js';
 
 /**
  * The shell the tools use inside an activity: the worker's sandbox, an environment from the allow-list, heartbeats
- * while the command runs, and every process it started killed when the activity is cancelled.
+ * while the command runs, and every process it started killed when the activity is cancelled. `env` is the worker's
+ * environment that `commandEnv` copies allow-listed names from; it is not configuration.
  */
 export function createActivityShell(sandbox: Sandbox, env: NodeJS.ProcessEnv = process.env): WorkspaceShell {
   return (command, { workspace, timeoutMs, access }) => {

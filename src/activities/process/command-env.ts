@@ -8,6 +8,9 @@ const NON_INTERACTIVE = { CI: 'true', GIT_TERMINAL_PROMPT: '0', NO_COLOR: '1', F
  * The environment the agent's commands run with, built from an allow-list and never from the worker's own: a
  * worker holds the model key, cloud credentials and connection strings under names no deny-list could foresee.
  * `names` are the extra variables a task lists explicitly (its `env` input); `home` is the command's own home.
+ *
+ * `source` is the worker's environment, read here by name to copy values through, not to configure codeloop: that
+ * is `loadConfig`'s job, and none of codeloop's own variables is on the allow-list.
  */
 export function commandEnv(source: NodeJS.ProcessEnv, names: readonly string[], home: string): Record<string, string> {
   const env: Record<string, string> = {};

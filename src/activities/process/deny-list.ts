@@ -1,4 +1,4 @@
-import { readCommandLine, type SimpleCommand } from '../../shared/shell/simple-commands.js';
+import { readCommandLine, type SimpleCommand } from '../../shell/simple-commands.js';
 
 /**
  * What the agent may never run, with the reason given back to it: commands that do damage beyond the workspace or

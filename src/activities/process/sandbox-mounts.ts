@@ -17,7 +17,7 @@ const MASK_DEPTH = { '/etc': 8, toolchain: 2 } as const;
  * user, so permissions alone would not keep `/etc/shadow` or a toolchain's credentials file private: only not
  * showing them does.
  */
-export function readOnlyMounts(searchPath: string, extra: string[] = []): string[] {
+export function readOnlyMounts(searchPath: string, extra: readonly string[] = []): string[] {
   const args: string[] = [];
   for (const dir of SYSTEM_DIRECTORIES) {
     const entry = entryAt(dir);

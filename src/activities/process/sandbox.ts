@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
+import { loadConfig, type SandboxConfig } from '../../config.js';
 import { DEFAULT_ACCESS, type CommandAccess, type SandboxMode } from '../../shared/command-access.js';
 import { findExecutable } from './find-executable.js';
-import { createProcessLimit, type ProcessLimit } from './process-limit.js';
+import { createProcessLimit } from './process-limit.js';
 import { gitMounts, readOnlyMounts } from './sandbox-mounts.js';
 
 export { DEFAULT_ACCESS, type CommandAccess } from '../../shared/command-access.js';
@@ -46,11 +47,13 @@ export class SandboxUnavailableError extends Error {}
  *
  * Checked once when the worker starts: where namespaces cannot be made, the worker refuses to start unless
  * `CODELOOP_SANDBOX=off` says to run commands unsandboxed.
+ *
+ * `settings` are `CODELOOP_SANDBOX` and `CODELOOP_SANDBOX_READONLY`, loaded from `env` unless given. `env` is also
+ * where `PATH` (the toolchains to bind) and `HOME` (the unsandboxed command's home) come from: the host's layout, not
+ * configuration.
  */
-export function createSandbox(env: NodeJS.ProcessEnv = process.env): Sandbox {
-  const setting = (env.CODELOOP_SANDBOX ?? 'on').toLowerCase();
-  if (setting === 'off') return unsandboxed(env);
-  if (setting !== 'on') throw new SandboxUnavailableError(`CODELOOP_SANDBOX must be "on" or "off", not "${env.CODELOOP_SANDBOX}"`);
+export function createSandbox(env: NodeJS.ProcessEnv = process.env, settings: SandboxConfig = loadConfig(env).sandbox): Sandbox {
+  if (settings.mode === 'off') return unsandboxed(env);
   const bwrap = findExecutable('bwrap', [], env.PATH ?? process.env.PATH ?? '');
   if (!bwrap) {
     throw new SandboxUnavailableError(
@@ -58,7 +61,7 @@ export function createSandbox(env: NodeJS.ProcessEnv = process.env): Sandbox {
         'or set CODELOOP_SANDBOX=off to run the agent\'s commands unsandboxed (not recommended)',
     );
   }
-  const mounts = readOnlyMounts(env.PATH ?? '', (env.CODELOOP_SANDBOX_READONLY ?? '').split(':').filter(Boolean));
+  const mounts = readOnlyMounts(env.PATH ?? '', settings.readOnly);
   const limit = createProcessLimit(MAX_PROCESSES);
   const sandbox: Sandbox = {
     mode: 'on',

@@ -1,4 +1,4 @@
-import { formatCount } from '../../shared/format.js';
+import { formatCount } from '../../text/format.js';
 import type { ScannedLine } from './scan-lines.js';
 
 /** Formats lines as `  42 | text`, numbered from `firstLine`, padded to the widest number shown. */

@@ -1,6 +1,6 @@
 import type { FileHandle } from 'node:fs/promises';
 import { READ_FILE } from '../../shared/constants.js';
-import { formatCount } from '../../shared/format.js';
+import { formatCount } from '../../text/format.js';
 import type { ToolInput } from '../../shared/tools.js';
 import { fitLines } from './numbered-lines.js';
 import { shellQuote } from './run-command.js';

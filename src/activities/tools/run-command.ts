@@ -1,6 +1,6 @@
 import { COMMAND_OUTPUT_CHARS } from '../../shared/constants.js';
-import { formatCount } from '../../shared/format.js';
-import { truncateMiddle } from '../../shared/truncate.js';
+import { formatCount } from '../../text/format.js';
+import { truncateMiddle } from '../../text/truncate.js';
 import type { ToolInput } from '../../shared/tools.js';
 import { deniedReason } from '../process/deny-list.js';
 import type { ProcessResult } from '../process/run-process.js';

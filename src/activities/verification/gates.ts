@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { COMMAND_OUTPUT_CHARS } from '../../shared/constants.js';
 import type { GateResult, GateSpec } from '../../shared/gates.js';
-import { truncateMiddle } from '../../shared/truncate.js';
+import { truncateMiddle } from '../../text/truncate.js';
 import { findExecutable } from '../process/find-executable.js';
 import type { WorkspaceShell } from '../tools/run-command.js';
 import { detectTestCommand, firstFailure } from '../tools/run-tests.js';

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { LINT_OUTPUT_CHARS } from '../../shared/constants.js';
-import { truncateEnd } from '../../shared/truncate.js';
+import { truncateEnd } from '../../text/truncate.js';
 import { findExecutable } from '../process/find-executable.js';
 import { shellQuote, type WorkspaceShell } from '../tools/run-command.js';
 

@@ -8,44 +8,37 @@ import {
   getExternalWorkflowHandle,
   log,
   ParentClosePolicy,
-  proxyActivities,
   setCurrentDetails,
   startChild,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { BatchRepo, createActivities, WorkspaceBinding } from '../../activities/index.js';
-import { batchIdFromWorkflowId, legacyBatchIdFromWorkflowId } from '../../shared/batch-id.js';
-import { assertValidDag, type BatchInput, type BatchTask } from '../../shared/batch-input.js';
+import type { PreparedWorktree } from '../../activities/git/index.js';
+import type { BatchInput, BatchTask } from '../../shared/batch-input.js';
 import type { BatchResult, BatchStateSnapshot, BatchTaskState, ChildReport } from '../../shared/batch-state.js';
 import { SEARCH_ATTRIBUTES } from '../../shared/constants.js';
-import { emptyUsage } from '../../shared/conversation.js';
-import type { AnsweredQuestion } from '../../shared/prompt.js';
 import type { agentTaskWorkflow } from '../agent-task.js';
-import { BlockerDesk, type DeskCarry } from '../task/blocker-desk.js';
-import { SearchAttributeTracker } from '../task/visibility.js';
-import { applies } from '../patches.js';
-import { workflowNow } from '../workflow-time.js';
+import { applies } from '../common/patches.js';
+import { BlockerDesk, type DeskCarry } from '../common/blocker-desk.js';
+import { SearchAttributeTracker } from '../common/search-attributes.js';
+import { workflowNow } from '../common/workflow-time.js';
+import { addReportedAnswers, readAnswersBeforeRerun } from './answers.js';
+import { gitActivities } from './batch-activities.js';
 import { renderBatchDetails } from './batch-details.js';
 import { buildBatchResult } from './batch-result.js';
-import { countByStatus, dependencyDone, isActive, isSettled, readyTasks, reviveForRetry, skipDependents } from './scheduler.js';
-
-type Activities = ReturnType<typeof createActivities>;
-
-const setup = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 5 } });
-const gitSteps = proxyActivities<Activities>({
-  startToCloseTimeout: '10 minutes',
-  heartbeatTimeout: '20 seconds',
-  retry: { initialInterval: '1 second', maximumAttempts: 5 },
-});
+import { derivedBatchId, prepareBatch, workspaceOf, type RepoState } from './batch-setup.js';
+import { childInput } from './child-input.js';
+import { failedReport, failureMessage } from './failed-report.js';
+import { InFlight } from './in-flight.js';
+import { conflictDecision, conflictQuestion } from './merge-conflict.js';
+import type { MergeHost, Merger, TaskPlace } from './merge-host.js';
+import { MergeQueue } from './merge-queue.js';
+import { countByStatus, isActive, isSettled, readyOnceMerged, readyTasks, reviveForRetry, skipDependents } from './scheduler.js';
+import { SerialMerges } from './serial-merges.js';
+import * as lifecycle from './task-lifecycle.js';
+import { WorktreeCleanup } from './worktree-cleanup.js';
 
 export const batchIdKey = defineSearchAttributeKey(SEARCH_ATTRIBUTES.batchId, SearchAttributeType.KEYWORD);
-
-/** One repository the batch works in: the host that holds it and its integration branch. */
-interface RepoState {
-  binding: WorkspaceBinding;
-  repo: BatchRepo;
-}
 
 export interface BatchCarry {
   batchId: string;
@@ -73,7 +66,7 @@ const HISTORY_EVENTS_BUDGET = 2_000;
  * integration branch in dependency order. Children are abandoned rather than tied to one run, so the batch can
  * continue as new while they work; each child reports its blockers and its end by signal.
  */
-export class BatchRun {
+export class BatchRun implements MergeHost {
   readonly batchId: string;
   private tasks: BatchTask[];
   private states: BatchTaskState[];
@@ -86,12 +79,10 @@ export class BatchRun {
   private readonly startedAt: number;
   private readonly inbox: InboxItem[];
   private outcome?: BatchResult['status'];
-  private conflictsInFlight = 0;
-  /** Commits, merges and worktree removals under way; continue-as-new waits for them. */
-  private gitStepsInFlight = 0;
-  /** Worktrees being cut and children being started. */
-  private startsInFlight = 0;
-  private mergeLock: Promise<void> = Promise.resolve();
+  readonly inFlight = new InFlight();
+  private readonly merges: Merger;
+  /** Answers come with each child's final report; runs from before that read them by activity before a re-run. */
+  private readonly answersFromReports: boolean;
   /** `CodeloopStatus` kept current; `CodeloopPhase` for a batch is always `conducting`. */
   private readonly searchAttributes = new SearchAttributeTracker();
 
@@ -109,6 +100,8 @@ export class BatchRun {
     this.inbox = carry?.inbox ?? [];
     this.runs = (carry?.runs ?? 0) + 1;
     this.startedAt = carry?.startedAt ?? workflowNow();
+    this.merges = applies('batchMergesTogether') ? new MergeQueue(this, new WorktreeCleanup(this.inFlight)) : new SerialMerges(this);
+    this.answersFromReports = applies('batchAnswersFromReports');
   }
 
   async execute(): Promise<BatchResult> {
@@ -117,58 +110,35 @@ export class BatchRun {
     this.publish();
     for (;;) {
       while (this.inbox.length > 0) await this.handle(this.inbox.shift()!);
+      this.rethrowFault();
       if (this.done()) return this.finish();
       if (this.continueAsNewDue()) {
         // Merges in flight finish first (seconds); a merge waiting on a human postpones continue-as-new instead.
-        await condition(() => this.gitStepsInFlight === 0 && this.startsInFlight === 0);
-        if (this.conflictsInFlight === 0) await this.continueAsNew();
+        await condition(() => this.inFlight.idle('start', 'git'));
+        this.rethrowFault();
+        if (this.inFlight.idle('conflict')) await this.continueAsNew();
       }
       this.startReady();
       this.publish();
-      await condition(() => this.inbox.length > 0 || this.startable() || this.done());
+      await condition(() => this.inbox.length > 0 || this.startable() || this.done() || this.inFlight.fault !== undefined);
     }
   }
 
-  /** Reads the tasks file if there is one, checks the DAG, binds each repository's host and cuts its integration branch. */
   private async prepare(): Promise<void> {
-    if (this.input.tasksFile) {
-      const binding = await this.bind(this.input.workspace!);
-      const fromFile = await setup.readTasksFile.executeWithOptions(
-        { taskQueue: binding.hostQueue, summary: `read tasks from ${this.input.tasksFile}` },
-        [{ workspace: binding.workspace, file: this.input.tasksFile }],
-      );
-      this.tasks = [...this.tasks, ...fromFile];
-      assertValidDag(this.tasks);
-    }
-    for (const workspace of new Set(this.tasks.map((task) => this.workspaceOf(task)))) {
-      const binding = await this.bind(workspace);
-      const repo = await gitSteps.prepareBatchRepo.executeWithOptions(
-        { taskQueue: binding.hostQueue, summary: `integration branch for batch ${this.batchId}` },
-        [{ repo: binding.workspace, batchId: this.batchId, baseBranch: this.input.baseBranch }],
-      );
-      this.repos[workspace] = { binding, repo };
-    }
-    this.states = this.tasks.map((task) => ({
-      id: task.id,
-      title: task.title,
-      dependsOn: task.dependsOn,
-      status: 'pending',
-      childWorkflowId: `${workflowInfo().workflowId}/${task.id}`,
-      attempts: 0,
-    }));
+    const { tasks, repos, states } = await prepareBatch(this.input, this.batchId);
+    this.tasks = tasks;
+    this.repos = repos;
+    this.states = states;
   }
 
-  private bind(workspace: string): Promise<WorkspaceBinding> {
-    return setup.bindWorkspace.executeWithOptions({ summary: `bind workspace ${workspace}` }, [workspace]);
+  /** A bug met by work running in the background fails the batch here, with its own message. */
+  private rethrowFault(): void {
+    if (this.inFlight.fault !== undefined) throw this.inFlight.fault;
   }
 
-  private workspaceOf(task: BatchTask): string {
-    return task.workspace ?? this.input.workspace!;
-  }
-
-  /** Every task settled, and no git step or conflict still under way. */
+  /** Every task settled, and no git step, start or conflict still under way. */
   private done(): boolean {
-    return this.states.every(isSettled) && this.conflictsInFlight === 0 && this.gitStepsInFlight === 0 && this.startsInFlight === 0;
+    return this.states.every(isSettled) && this.inFlight.idle();
   }
 
   private startable(): boolean {
@@ -186,22 +156,15 @@ export class BatchRun {
   private startReady(): void {
     if (this.outcome === 'failed') return;
     const ready = readyTasks(this.states, this.input.onFailure).slice(0, Math.max(0, this.slots()));
-    const now = workflowNow();
     for (const state of ready) {
-      state.readyAt ??= now;
-      state.status = 'running';
-      this.startsInFlight += 1;
-      void this.startTask(state)
-        .catch((error) => this.receive(this.failedToStart(state, error)))
-        .finally(() => (this.startsInFlight -= 1));
+      lifecycle.start(state);
+      this.inFlight.launch(
+        'start',
+        () => this.startTask(state),
+        // A task whose worktree or child could not be started ends as failed, like any other failure.
+        (error) => this.receive(failedReport(state, `could not start: ${failureMessage(error)}`)),
+      );
     }
-  }
-
-  /** A task whose worktree or child could not be started ends as failed, like any other failure. */
-  private failedToStart(state: BatchTaskState, error: unknown): ChildReport {
-    const cause = (error as { cause?: Error }).cause;
-    const reason = `could not start: ${cause?.message ?? (error instanceof Error ? error.message : String(error))}`;
-    return failedReport(state, reason);
   }
 
   private task(id: string): BatchTask {
@@ -210,47 +173,27 @@ export class BatchRun {
 
   private async startTask(state: BatchTaskState): Promise<void> {
     const task = this.task(state.id);
-    if (state.attempts > 0) await this.collectAnswers(state);
-    const { binding, repo } = this.repos[this.workspaceOf(task)];
+    if (state.attempts > 0 && !this.answersFromReports) await readAnswersBeforeRerun(state);
+    const { binding, repo } = this.repos[workspaceOf(this.input, task)];
     const prepared = this.prepared[task.id];
     delete this.prepared[task.id];
     const worktree =
       prepared ??
-      (await gitSteps.createTaskWorktree.executeWithOptions({ taskQueue: binding.hostQueue, summary: `worktree for ${task.id}` }, [
+      (await gitActivities.createTaskWorktree.executeWithOptions({ taskQueue: binding.hostQueue, summary: `worktree for ${task.id}` }, [
         { repo: repo.repo, batchId: this.batchId, taskId: task.id, fresh: state.attempts > 0 },
       ]));
-    state.branch = worktree.branch;
     this.worktrees[task.id] = worktree.path;
-    state.attempts += 1;
+    lifecycle.beginAttempt(state, worktree.branch);
     const child = await startChild<typeof agentTaskWorkflow>('agentTaskWorkflow', {
       workflowId: state.childWorkflowId,
-      args: [
-        {
-          // What the batch lets every task's commands reach, unless taskDefaults or the task itself say otherwise.
-          ...(this.input.network === undefined ? {} : { network: this.input.network }),
-          ...(this.input.env === undefined ? {} : { env: this.input.env }),
-          ...this.input.taskDefaults,
-          title: task.title,
-          description: task.description,
-          workspace: worktree.path,
-          hostQueue: binding.hostQueue,
-          ...(task.prd === undefined ? {} : { prd: task.prd }),
-          ...(task.maxIterations === undefined ? {} : { maxIterations: task.maxIterations }),
-          ...(task.complexity === undefined ? {} : { complexity: task.complexity }),
-          ...(task.network === undefined ? {} : { network: task.network }),
-          ...(task.env === undefined ? {} : { env: task.env }),
-          ...(state.answers?.length ? { answers: state.answers } : {}),
-        },
-      ],
+      args: [childInput(this.input, task, state, { workspace: worktree.path, hostQueue: binding.hostQueue })],
       // Children outlive a run of the batch (continue-as-new); cancelling the batch cancels them explicitly.
       parentClosePolicy: ParentClosePolicy.ABANDON,
       typedSearchAttributes: [{ key: batchIdKey, value: this.batchId }],
       staticSummary: `${task.id}: ${task.title}`,
       staticDetails: task.description,
     });
-    state.startedAt = workflowNow();
-    state.finishedAt = undefined;
-    state.blockedOn = undefined;
+    lifecycle.childStarted(state);
     // The child reports its own end by signal; this catches the ends it cannot report (terminated, timed out).
     child.result().then(
       () => undefined,
@@ -262,26 +205,12 @@ export class BatchRun {
     );
   }
 
-  /**
-   * Before a re-run (`retryTask`, or 'retry' on a merge conflict): what humans answered the earlier runs, so the new
-   * run does not ask again. Reading them is best effort; a re-run without them is still a re-run.
-   */
-  private async collectAnswers(state: BatchTaskState): Promise<void> {
-    if (!applies('batchRerunKeepsAnswers')) return;
-    try {
-      const answered = await setup.readAnsweredQuestions.executeWithOptions({ summary: `answers given to ${state.id}` }, [state.childWorkflowId]);
-      state.answers = withoutRepeats([...(state.answers ?? []), ...answered]);
-    } catch (error) {
-      log.warn('re-running without the earlier answers', { taskId: state.id, error: String(error) });
-    }
-  }
-
   /** Child reports arrive by signal; they are queued and handled one at a time by the main loop. */
   receive(report: ChildReport): void {
     const state = this.states.find((candidate) => candidate.childWorkflowId === report.workflowId);
     if (!state) return;
     if (report.kind === 'blockers') {
-      if (state.status === 'running') state.blockedOn = report.open.length ? report.open : undefined;
+      lifecycle.noteBlockers(state, report.open);
       this.publish();
       return;
     }
@@ -294,22 +223,16 @@ export class BatchRun {
     this.publish();
   }
 
+  /** A child's end: completed work goes to be merged; anything else ends the task. A repeated report is ignored. */
   private async handle({ taskId, report }: InboxItem): Promise<void> {
     const state = this.states.find((candidate) => candidate.id === taskId)!;
     if (state.status !== 'running' || report.kind !== 'finished') return;
-    state.finishedAt = workflowNow();
-    state.iterations = report.iterations;
-    state.usage = report.usage;
-    state.costUsd = report.costUsd;
-    state.blockedOn = undefined;
+    if (this.answersFromReports) addReportedAnswers(state, report);
+    lifecycle.finish(state, report);
     if (report.status === 'completed') {
-      state.status = 'merging';
-      void this.merge(state);
+      this.merges.merge(state).catch((error) => this.inFlight.fail(error));
       return;
     }
-    state.status = report.status;
-    state.endedAt = workflowNow();
-    state.reason = report.reason;
     this.onFailure(state);
   }
 
@@ -318,95 +241,53 @@ export class BatchRun {
     if (this.input.onFailure === 'fail-fast') {
       this.outcome = 'failed';
       for (const other of this.states) {
-        if (other.status === 'pending') {
-          other.status = 'skipped';
-          other.reason = `fail-fast after ${state.id} failed`;
-        }
+        if (other.status === 'pending') lifecycle.skip(other, `fail-fast after ${state.id} failed`);
         if (other.status === 'running') void this.cancelChild(other);
       }
     }
     this.publish();
   }
 
-  /** Merges run one at a time: they all move the same integration branch. */
-  private withMergeLock<T>(body: () => Promise<T>): Promise<T> {
-    const next = this.mergeLock.then(body);
-    this.mergeLock = next.then(
-      () => undefined,
-      () => undefined,
-    );
-    return next;
+  placeOf(taskId: string): TaskPlace {
+    const task = this.task(taskId);
+    return { ...this.repos[workspaceOf(this.input, task)], worktree: this.worktrees[taskId], title: task.title };
   }
 
-  /**
-   * Commits the task's worktree and merges its branch, one merge at a time (they all move the integration branch);
-   * removing the worktree afterwards runs beside other merges. A conflict becomes a blocker on the batch.
-   */
-  private async merge(state: BatchTaskState): Promise<void> {
-    const task = this.task(state.id);
-    const { binding, repo } = this.repos[this.workspaceOf(task)];
-    const onHost = (summary: string) => ({ taskQueue: binding.hostQueue, summary });
-    this.gitStepsInFlight += 1;
-    try {
-      const outcome = await this.withMergeLock(() =>
-        gitSteps.integrateTask.executeWithOptions(onHost(`commit and merge ${task.id} into ${repo.integrationBranch}`), [
-          {
-            worktree: this.worktrees[task.id],
-            commitMessage: `${task.id}: ${task.title}`,
-            integrationPath: repo.integrationPath,
-            branch: state.branch!,
-            mergeMessage: `Merge ${task.id}: ${task.title}`,
-            prepare: { repo: repo.repo, batchId: this.batchId, taskIds: this.readyAfter(state) },
-          },
-        ]),
-      );
-      if (outcome.merged) for (const worktree of outcome.prepared) this.prepared[worktree.taskId] = worktree;
-      if (!outcome.merged) {
-        this.conflictsInFlight += 1;
-        void this.resolveConflict(state, outcome.conflicts).finally(() => (this.conflictsInFlight -= 1));
-        return;
-      }
-      state.status = 'completed';
-      state.endedAt = workflowNow();
-      this.publish();
-      await gitSteps.removeTaskWorktree.executeWithOptions(onHost(`remove worktree of ${task.id}`), [{ repo: repo.repo, path: this.worktrees[task.id] }]);
-    } finally {
-      this.gitStepsInFlight -= 1;
-    }
+  readyOnceMerged(group: string[]): { taskId: string; after: string[] }[] {
+    const workspace = workspaceOf(this.input, this.task(group[0]));
+    const ready = readyOnceMerged(this.states, group, this.input.onFailure);
+    return ready.filter(({ taskId }) => workspaceOf(this.input, this.task(taskId)) === workspace);
   }
 
-  /** The pending dependents (in the same repository) whose last unfinished dependency is `state`. */
-  private readyAfter(state: BatchTaskState): string[] {
-    const workspace = this.workspaceOf(this.task(state.id));
-    const done = (id: string) => dependencyDone(this.states.find((candidate) => candidate.id === id)!, this.input.onFailure);
-    return this.states
-      .filter((other) => other.status === 'pending' && other.dependsOn.includes(state.id))
-      .filter((other) => other.dependsOn.every((id) => id === state.id || done(id)))
-      .filter((other) => this.workspaceOf(this.task(other.id)) === workspace)
-      .map((other) => other.id);
+  keepPrepared(worktrees: PreparedWorktree[]): void {
+    for (const worktree of worktrees) this.prepared[worktree.taskId] = worktree;
+  }
+
+  merged(state: BatchTaskState): void {
+    lifecycle.merged(state);
+    this.publish();
+  }
+
+  /** A merge step that failed for good (not a conflict) fails its task, like a task that failed on its own. */
+  mergeFailed(state: BatchTaskState, error: unknown): void {
+    if (state.status !== 'merging') return;
+    lifecycle.failMerge(state, `could not merge: ${failureMessage(error)}`);
+    this.onFailure(state);
+  }
+
+  conflicted(state: BatchTaskState, files: string[]): void {
+    this.inFlight.launch('conflict', () => this.resolveConflict(state, files));
   }
 
   /** Waits for a human on a merge conflict without holding up unrelated tasks. */
   private async resolveConflict(state: BatchTaskState, files: string[]): Promise<void> {
-    const { repo } = this.repos[this.workspaceOf(this.task(state.id))];
-    const outcome = await this.desk.ask({
-      origin: 'merge-conflict',
-      question:
-        `Merging task ${state.id} (${state.branch}) into ${repo.integrationBranch} conflicts in: ${files.join(', ')}.\n` +
-        `Resolve it by merging ${state.branch} in ${repo.integrationPath} and committing, then answer 'resolved'; ` +
-        `or answer 'retry' to re-run the task on the current integration branch, or 'skip' to fail it.`,
-      options: ['resolved', 'retry', 'skip'],
-    });
-    const answer = outcome.answered ? outcome.answer.trim().toLowerCase() : 'skip';
-    if (answer.startsWith('retry')) {
-      state.status = 'pending';
-      state.reason = undefined;
-    } else if (answer.startsWith('resolved')) {
-      await this.merge(state);
+    const decision = conflictDecision(await this.desk.ask(conflictQuestion(state, this.placeOf(state.id).repo, files)));
+    if (decision === 'retry') {
+      lifecycle.requeue(state);
+    } else if (decision === 'resolved') {
+      await this.merges.merge(state);
     } else {
-      state.status = 'failed';
-      state.endedAt = workflowNow();
-      state.reason = `merge conflict in ${files.join(', ')}`;
+      lifecycle.failMerge(state, `merge conflict in ${files.join(', ')}`);
       this.onFailure(state);
     }
     this.publish();
@@ -426,19 +307,14 @@ export class BatchRun {
     await Promise.all(running.map((state) => this.cancelChild(state)));
     const stopped = () => running.every((state) => this.inbox.some((item) => item.taskId === state.id));
     await condition(stopped, '1 minute');
-    for (const state of this.states) {
-      if (state.status === 'running' || state.status === 'pending' || state.status === 'merging') {
-        state.status = 'cancelled';
-        state.endedAt ??= workflowNow();
-      }
-    }
+    for (const state of this.states) if (lifecycle.canMove(state, 'cancelled')) lifecycle.cancel(state);
     this.outcome = 'cancelled';
     this.publish();
   }
 
   private continueAsNewDue(): boolean {
     const info = workflowInfo();
-    return (info.continueAsNewSuggested || info.historyLength > HISTORY_EVENTS_BUDGET) && this.conflictsInFlight === 0;
+    return (info.continueAsNewSuggested || info.historyLength > HISTORY_EVENTS_BUDGET) && this.inFlight.idle('conflict');
   }
 
   private async continueAsNew(): Promise<never> {
@@ -504,30 +380,4 @@ export class BatchRun {
       runs: this.runs,
     };
   }
-}
-
-/**
- * The batch id of a batch started without one. Ids past 64 characters used to lose their end (a schedule's time);
- * runs that started before keep the id they have.
- */
-function derivedBatchId(): string {
-  const { workflowId } = workflowInfo();
-  const derived = batchIdFromWorkflowId(workflowId);
-  const legacy = legacyBatchIdFromWorkflowId(workflowId);
-  return derived === legacy || applies('batchIdKeepsSuffix') ? derived : legacy;
-}
-
-/** The report of a child that could not report its own end: failed, having used nothing the batch can count. */
-function failedReport(state: BatchTaskState, reason: string): ChildReport {
-  return { kind: 'finished', workflowId: state.childWorkflowId, status: 'failed', iterations: 0, usage: emptyUsage(), costUsd: 0, reason };
-}
-
-function withoutRepeats(answers: AnsweredQuestion[]): AnsweredQuestion[] {
-  const seen = new Set<string>();
-  return answers.filter(({ question, answer }) => {
-    const key = JSON.stringify([question, answer]);
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
 }

@@ -1,6 +1,7 @@
 import type { BatchInput } from '../../shared/batch-input.js';
 import type { BatchTaskState, BatchTaskStatus } from '../../shared/batch-state.js';
 import { transitiveDependents } from '../../shared/dag.js';
+import { requeue, skip } from './task-lifecycle.js';
 
 const SETTLED: BatchTaskStatus[] = ['completed', 'failed', 'skipped', 'cancelled'];
 export const isSettled = (task: BatchTaskState) => SETTLED.includes(task.status);
@@ -20,14 +21,31 @@ export function dependencyDone(dependency: BatchTaskState, policy: BatchInput['o
   return policy === 'continue' ? isSettled(dependency) : dependency.status === 'completed';
 }
 
+/**
+ * The pending tasks that merging `group` makes ready: each depends on at least one of them, and on nothing else that
+ * is not done. `after` names the ones in the group it waits for: if one of those does not merge, it is not ready.
+ * In input order.
+ */
+export function readyOnceMerged(
+  tasks: BatchTaskState[],
+  group: string[],
+  policy: BatchInput['onFailure'],
+): { taskId: string; after: string[] }[] {
+  const byId = new Map(tasks.map((task) => [task.id, task]));
+  const merging = new Set(group);
+  return tasks
+    .filter((task) => task.status === 'pending' && task.dependsOn.some((id) => merging.has(id)))
+    .filter((task) => task.dependsOn.every((id) => merging.has(id) || dependencyDone(byId.get(id)!, policy)))
+    .map((task) => ({ taskId: task.id, after: task.dependsOn.filter((id) => merging.has(id)) }));
+}
+
 /** Marks the transitive dependents of a failed task skipped; returns their ids. */
 export function skipDependents(tasks: BatchTaskState[], failedId: string): string[] {
   const skipped: string[] = [];
   for (const id of transitiveDependents(tasks, failedId)) {
     const task = tasks.find((candidate) => candidate.id === id)!;
     if (task.status !== 'pending') continue;
-    task.status = 'skipped';
-    task.reason = `dependency ${failedId} did not complete`;
+    skip(task, `dependency ${failedId} did not complete`);
     skipped.push(id);
   }
   return skipped;
@@ -38,14 +56,10 @@ export function reviveForRetry(tasks: BatchTaskState[], taskId: string): string 
   const task = tasks.find((candidate) => candidate.id === taskId);
   if (!task) return `no task ${taskId} in this batch`;
   if (task.status !== 'failed' && task.status !== 'cancelled') return `task ${taskId} is ${task.status}, not failed`;
-  task.status = 'pending';
-  task.reason = undefined;
+  requeue(task);
   for (const id of transitiveDependents(tasks, taskId)) {
     const dependent = tasks.find((candidate) => candidate.id === id)!;
-    if (dependent.status === 'skipped') {
-      dependent.status = 'pending';
-      dependent.reason = undefined;
-    }
+    if (dependent.status === 'skipped') requeue(dependent);
   }
   return undefined;
 }

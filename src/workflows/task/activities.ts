@@ -20,12 +20,6 @@ export const modelActivities = proxyActivities<Activities>({
   },
 });
 
-/** Runs once on the shared queue to find the host that holds the workspace. */
-export const bindingActivities = proxyActivities<Activities>({
-  startToCloseTimeout: '1 minute',
-  retry: { maximumAttempts: 5 },
-});
-
 /**
  * File tools: quick, and safe to retry because writes are atomic and edits idempotent. The call site adds the
  * host's own task queue and a summary.

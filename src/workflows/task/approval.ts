@@ -1,8 +1,8 @@
 import type { ToolOutcome } from '../../activities/index.js';
 import { APPROVE_WORDS } from '../../shared/blockers.js';
-import { isRiskyCommand } from '../../shared/risky-command.js';
+import { isRiskyCommand } from './risky-command.js';
 import type { TaskInput } from '../../shared/task-input.js';
-import type { BlockerSpec } from './blocker-desk.js';
+import type { BlockerSpec } from '../common/blocker-desk.js';
 
 const DENY_WORDS = /^\s*(deny|denied|no|n|reject)\s*[.!]?\s*$/i;
 

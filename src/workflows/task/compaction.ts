@@ -1,6 +1,6 @@
 import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from '../../shared/conversation.js';
-import { estimateTokens } from '../../shared/pricing.js';
-import { truncateMiddle } from '../../shared/truncate.js';
+import { estimateTokens } from './pricing.js';
+import { truncateMiddle } from '../../text/truncate.js';
 
 /** Compact at 85% of the model's context window. */
 export const COMPACT_AT_WINDOW_SHARE = 0.85;

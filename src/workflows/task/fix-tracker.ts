@@ -1,4 +1,4 @@
-import { errorSignature } from '../../shared/error-signature.js';
+import { errorSignature } from '../common/error-signature.js';
 
 export interface FailedAttempt {
   iteration: number;

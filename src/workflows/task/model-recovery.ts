@@ -1,5 +1,5 @@
 import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
-import type { BlockerSpec } from './blocker-desk.js';
+import type { BlockerSpec } from '../common/blocker-desk.js';
 import { ErrorType } from '../../shared/errors.js';
 
 /**

@@ -1,9 +1,9 @@
 import { ApplicationFailure, getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
 import type { ChildReport } from '../../shared/batch-state.js';
-import type { Blocker } from '../../shared/blockers.js';
+import type { AnsweredQuestion, Blocker } from '../../shared/blockers.js';
 import { emptyUsage } from '../../shared/conversation.js';
 import type { TaskResult } from '../../shared/task-state.js';
-import { childReportSignal } from '../messages.js';
+import { childReportSignal } from '../../shared/messages.js';
 
 /**
  * A child task's line to its batch. The signal goes to the batch's workflow id, not a run, so it reaches the batch
@@ -11,7 +11,6 @@ import { childReportSignal } from '../messages.js';
  */
 export class ParentReporter {
   private lastBlockers = '';
-
   private constructor(private readonly parentId: string) {}
 
   static forCurrentWorkflow(): ParentReporter | undefined {
@@ -27,7 +26,13 @@ export class ParentReporter {
     void this.send({ kind: 'blockers', workflowId: workflowInfo().workflowId, open: summary });
   }
 
-  async finished(status: 'completed' | 'failed' | 'cancelled', result?: TaskResult, error?: unknown): Promise<void> {
+  /** The task's end, with what humans answered it (across every run of it), so a re-run of the task starts with that. */
+  async finished(
+    status: 'completed' | 'failed' | 'cancelled',
+    answered: AnsweredQuestion[],
+    result?: TaskResult,
+    error?: unknown,
+  ): Promise<void> {
     const failure = error instanceof ApplicationFailure ? (error.details?.[0] as TaskResult | undefined) : undefined;
     const figures = result ?? failure;
     await this.send({
@@ -38,6 +43,7 @@ export class ParentReporter {
       usage: figures?.usage ?? emptyUsage(),
       costUsd: figures?.costUsd ?? 0,
       reason: status === 'completed' ? undefined : (figures?.reason ?? (error instanceof Error ? error.message : status)),
+      answered,
     });
   }
 

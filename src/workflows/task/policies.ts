@@ -4,9 +4,9 @@ import { STOP_WORDS } from '../../shared/blockers.js';
 import { DEFAULT_MODEL } from '../../shared/constants.js';
 import { ErrorType } from '../../shared/errors.js';
 import type { TaskInput } from '../../shared/task-input.js';
-import { applies, type PatchName } from '../patches.js';
-import { workflowNow } from '../workflow-time.js';
-import type { BlockerSpec } from './blocker-desk.js';
+import { applies, type PatchName } from '../common/patches.js';
+import { workflowNow } from '../common/workflow-time.js';
+import type { BlockerSpec } from '../common/blocker-desk.js';
 import { iterationBudget, type RunState } from './run-state.js';
 import type { Spend } from './spend.js';
 

@@ -1,11 +1,11 @@
 import type { WorkspaceBinding } from '../../activities/index.js';
 import type { Message } from '../../shared/conversation.js';
 import { MAX_CORRECTION_ROUNDS } from '../../shared/gates.js';
-import type { ProjectContext } from '../../shared/prompt.js';
+import type { ProjectContext } from '../../shared/project-context.js';
 import type { TaskInput } from '../../shared/task-input.js';
 import type { CompactionRecord, TaskPhase, TaskResult } from '../../shared/task-state.js';
-import { workflowNow } from '../workflow-time.js';
-import type { DeskCarry } from './blocker-desk.js';
+import { workflowNow } from '../common/workflow-time.js';
+import type { DeskCarry } from '../common/blocker-desk.js';
 import type { GuardsCarry } from './guards.js';
 import type { SpendCarry } from './spend.js';
 import type { VerifierCarry } from './verifier.js';

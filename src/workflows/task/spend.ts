@@ -1,6 +1,6 @@
 import { addUsage, emptyUsage, totalTokens, type ModelTurn, type Usage } from '../../shared/conversation.js';
-import { costOf, projectedCost } from '../../shared/pricing.js';
-import { formatCount } from '../../shared/format.js';
+import { costOf, projectedCost } from './pricing.js';
+import { formatCount } from '../../text/format.js';
 
 export interface SpendCarry {
   usage: Usage;

@@ -3,18 +3,20 @@ import type { Blocker } from '../../shared/blockers.js';
 import { DEFAULT_MODEL } from '../../shared/constants.js';
 import type { ContentBlock, Message, ModelTurn, ToolUseBlock } from '../../shared/conversation.js';
 import { ErrorType } from '../../shared/errors.js';
-import { classifyFinalQuestion, questionsIn } from '../../shared/final-question.js';
+import { classifyFinalQuestion, questionsIn } from './final-question.js';
 import { MAX_CORRECTION_ROUNDS } from '../../shared/gates.js';
-import { extractOutline } from '../../shared/outline.js';
-import { contextWindowOf } from '../../shared/pricing.js';
-import { buildSystemPrompt, kickoffMessage, type ProjectContext } from '../../shared/prompt.js';
+import { extractOutline } from './outline.js';
+import { contextWindowOf } from './pricing.js';
+import type { ProjectContext } from '../../shared/project-context.js';
+import { buildSystemPrompt, kickoffMessage } from './prompt.js';
 import type { TaskInput } from '../../shared/task-input.js';
 import type { TaskResult, TaskStateSnapshot, TaskStatus } from '../../shared/task-state.js';
-import { applies } from '../patches.js';
-import { workflowNow } from '../workflow-time.js';
-import { bindingActivities, fileActivities, modelActivities } from './activities.js';
+import { applies } from '../common/patches.js';
+import { workflowNow } from '../common/workflow-time.js';
+import { setupActivities } from '../common/setup-activities.js';
+import { fileActivities, modelActivities } from './activities.js';
 import { approveCommand } from './approval.js';
-import { BlockerDesk, type BlockerSpec } from './blocker-desk.js';
+import { BlockerDesk, type BlockerSpec } from '../common/blocker-desk.js';
 import { measure, SUMMARY_SYSTEM, transcript, type ConversationSize } from './compaction.js';
 import { compactIfNeeded } from './compactor.js';
 import { Guards, type GuardVerdict } from './guards.js';
@@ -27,7 +29,8 @@ import { Spend } from './spend.js';
 import { withDeadline } from './stall-race.js';
 import { executeToolCalls, toToolResults, type ToolTarget } from './tool-calls.js';
 import { describeFailedGates, Verifier } from './verifier.js';
-import { publishCurrentDetails, SearchAttributeTracker } from './visibility.js';
+import { SearchAttributeTracker } from '../common/search-attributes.js';
+import { publishCurrentDetails } from './visibility.js';
 
 /** Room for adaptive thinking and a whole new file in one turn; the spend caps count all of it. */
 const MAX_OUTPUT_TOKENS = 16_384;
@@ -105,7 +108,7 @@ export class TaskRun implements PolicyHost {
   private async prepare(): Promise<ToolTarget> {
     if (!this.state.binding || !this.state.project) {
       const pinned = this.input.hostQueue ? { taskQueue: this.input.hostQueue } : {};
-      this.state.binding = await bindingActivities.bindWorkspace.executeWithOptions({ ...pinned, summary: `bind workspace ${this.input.workspace}` }, [
+      this.state.binding = await setupActivities.bindWorkspace.executeWithOptions({ ...pinned, summary: `bind workspace ${this.input.workspace}` }, [
         this.input.workspace,
       ]);
       this.state.project = await fileActivities.describeWorkspace.executeWithOptions(

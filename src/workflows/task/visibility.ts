@@ -1,33 +1,6 @@
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
-import { setCurrentDetails, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import { SEARCH_ATTRIBUTES } from '../../shared/constants.js';
-import type { BatchStateSnapshot } from '../../shared/batch-state.js';
-import type { TaskPhase, TaskStateSnapshot, TaskStatus } from '../../shared/task-state.js';
-import { formatCount } from '../../shared/format.js';
-
-export const statusKey = defineSearchAttributeKey(SEARCH_ATTRIBUTES.status, SearchAttributeType.KEYWORD);
-export const phaseKey = defineSearchAttributeKey(SEARCH_ATTRIBUTES.phase, SearchAttributeType.KEYWORD);
-
-/**
- * Keeps `CodeloopStatus` / `CodeloopPhase` current for visibility queries, upserting only on change so history
- * gains one event per transition and not per iteration.
- */
-export class SearchAttributeTracker {
-  private status?: string;
-  private phase?: string;
-
-  /** A task's status and phase; a batch's status, with the phase `conducting`. */
-  update(status: TaskStatus | BatchStateSnapshot['status'], phase: TaskPhase | 'conducting'): void {
-    if (status === this.status && phase === this.phase) return;
-    this.status = status;
-    this.phase = phase;
-    upsertSearchAttributes([
-      { key: statusKey, value: status },
-      { key: phaseKey, value: phase },
-    ]);
-  }
-}
-
+import { setCurrentDetails, workflowInfo } from '@temporalio/workflow';
+import type { TaskStateSnapshot } from '../../shared/task-state.js';
+import { formatCount } from '../../text/format.js';
 
 /** The open question first and prominent, with the two ways to answer it. */
 function renderOpenBlockers(state: TaskStateSnapshot): string[] {

@@ -31,7 +31,7 @@ describe('start-up check', () => {
     const sandbox = createSandbox({ PATH: '/nonexistent', CODELOOP_SANDBOX: 'off' });
     expect(sandbox.mode).toBe('off');
     expect(sandbox.description).toContain('UNSANDBOXED');
-    expect(() => createSandbox({ CODELOOP_SANDBOX: 'maybe' })).toThrow('CODELOOP_SANDBOX must be "on" or "off", not "maybe"');
+    expect(() => createSandbox({ CODELOOP_SANDBOX: 'maybe' })).toThrow('CODELOOP_SANDBOX must be "on" or "off" ("off" runs the agent\'s commands unsandboxed); got "maybe"');
   });
 
   test('the worker refuses to start without the sandbox, and starts with a warning when it is off', async () => {

@@ -26,6 +26,10 @@ export const PATCHES = {
   batchRerunKeepsAnswers: { id: 'batch-rerun-keeps-answers', added: '2026-11-22', deprecateAfter: '2026-12-22' },
   /** A scheduled batch's id keeps its time suffix however long the schedule name. */
   batchIdKeepsSuffix: { id: 'batch-id-keeps-suffix', added: '2026-11-22', deprecateAfter: '2026-12-22' },
+  /** Tasks that finish while a merge runs are merged together by the next `integrateTasks`, not one activity each. */
+  batchMergesTogether: { id: 'batch-merges-together', added: '2026-11-24', deprecateAfter: '2026-12-24' },
+  /** A re-run batch task starts with the answers its child's final report carried; no activity queries the child. */
+  batchAnswersFromReports: { id: 'batch-answers-from-reports', added: '2026-11-24', deprecateAfter: '2026-12-24' },
 } as const satisfies Record<string, Patch>;
 
 export type PatchName = keyof typeof PATCHES;

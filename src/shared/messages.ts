@@ -1,7 +1,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { BlockerAcknowledgement, BlockerAnswer } from '../shared/blockers.js';
-import type { BatchStateSnapshot, ChildReport } from '../shared/batch-state.js';
-import type { TaskStateSnapshot } from '../shared/task-state.js';
+import type { BlockerAcknowledgement, BlockerAnswer } from './blockers.js';
+import type { BatchStateSnapshot, ChildReport } from './batch-state.js';
+import type { TaskStateSnapshot } from './task-state.js';
 
 /** `getState`: status, phase, iteration, open blockers and usage of a task. */
 export const getStateQuery = defineQuery<TaskStateSnapshot>('getState');

@@ -1,25 +1,9 @@
-import { PRD_PROMPT_CHARS } from './constants.js';
+import { PRD_PROMPT_CHARS } from '../../shared/constants.js';
+import type { TaskInput } from '../../shared/task-input.js';
+import type { AnsweredQuestion } from '../../shared/blockers.js';
+import type { ProjectContext } from '../../shared/project-context.js';
+import { truncateEnd } from '../../text/truncate.js';
 import { OUTLINE_REQUEST } from './outline.js';
-import type { TaskInput } from './task-input.js';
-import { truncateEnd } from './truncate.js';
-
-/** What the worker found in the workspace: the project layer of the system prompt. */
-export interface ProjectContext {
-  instructions: { file: string; content: string }[];
-  techStack: string[];
-  fileTree: string;
-  /** Nothing but docs and manifests yet: the agent builds from scratch. */
-  greenfield: boolean;
-}
-
-/**
- * A question a human already answered; it stays in the prompt across continue-as-new, and across re-runs through the
- * task input's `answers`.
- */
-export interface AnsweredQuestion {
-  question: string;
-  answer: string;
-}
 
 const BASE_RULES = `You are codeloop, an autonomous coding agent. You work inside one workspace through tools, one step at a time.
 

@@ -2,6 +2,7 @@ import type { Duration } from '@temporalio/common';
 import { condition, setHandler } from '@temporalio/workflow';
 import {
   answeredQuestions,
+  type AnsweredQuestion,
   BlockerAnswerSchema,
   isAnsweredQuestion,
   type Blocker,
@@ -9,9 +10,8 @@ import {
   type BlockerOrigin,
   type RejectedAnswer,
 } from '../../shared/blockers.js';
-import type { AnsweredQuestion } from '../../shared/prompt.js';
-import { answerBlockerSignal, answerBlockerUpdate } from '../messages.js';
-import { workflowNow } from '../workflow-time.js';
+import { answerBlockerSignal, answerBlockerUpdate } from '../../shared/messages.js';
+import { workflowNow } from './workflow-time.js';
 
 export interface BlockerSpec {
   question: string;

@@ -1,4 +1,4 @@
-import { readCommandLine, type SimpleCommand } from './shell/simple-commands.js';
+import { readCommandLine, type SimpleCommand } from '../../shell/simple-commands.js';
 
 /** Programs that are risky whatever their arguments, by what they do. */
 const RISKY_PROGRAMS: [string, string[]][] = [

@@ -1,4 +1,4 @@
-import type { Usage } from './conversation.js';
+import type { Usage } from '../../shared/conversation.js';
 
 /** USD per million tokens. Cache writes cost 1.25× input (5-minute TTL), cache reads 0.1×: Anthropic's price list. */
 export interface ModelPrice {

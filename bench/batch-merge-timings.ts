@@ -1,0 +1,64 @@
+import type { Client } from '@temporalio/client';
+import { defaultPayloadConverter, type Timestamp } from '@temporalio/common';
+import type { temporal } from '@temporalio/proto';
+
+/** The batch's merge activities, one task each (`integrateTask`) or several (`integrateTasks`). */
+const MERGE_ACTIVITIES = new Set(['integrateTask', 'integrateTasks']);
+
+export interface MergeTimings {
+  /** Scheduled → started: waiting for a worker slot. */
+  queuedMs: number[];
+  /** Started → completed: the git work itself. */
+  runMs: number[];
+  /** Tasks merged by each activity. */
+  tasksPerMerge: number[];
+  /** The batch's own workflow tasks, scheduled → started and started → completed: the conductor's reaction time. */
+  workflowTaskQueuedMs: number[];
+  workflowTaskRunMs: number[];
+}
+
+const toMs = (time?: Timestamp | null) => Number(time?.seconds ?? 0) * 1000 + Math.floor((time?.nanos ?? 0) / 1e6);
+
+/** Reads every run of the batch (it continues as new) and times its merge activities from their history events. */
+export async function mergeTimings(client: Client, workflowId: string): Promise<MergeTimings> {
+  const timings: MergeTimings = { queuedMs: [], runMs: [], tasksPerMerge: [], workflowTaskQueuedMs: [], workflowTaskRunMs: [] };
+  for await (const execution of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) {
+    const history = await client.workflow.getHandle(workflowId, execution.runId).fetchHistory();
+    addRun(history.events ?? [], timings);
+  }
+  return timings;
+}
+
+function addRun(events: temporal.api.history.v1.IHistoryEvent[], timings: MergeTimings): void {
+  const scheduled = new Map<number, { at: number; tasks: number }>();
+  const started = new Map<number, number>();
+  const times = new Map<number, number>();
+  for (const event of events) {
+    const id = Number(event.eventId);
+    const at = toMs(event.eventTime);
+    times.set(id, at);
+    const workflowTask = event.workflowTaskCompletedEventAttributes;
+    if (workflowTask) {
+      const startedAt = times.get(Number(workflowTask.startedEventId))!;
+      timings.workflowTaskQueuedMs.push(startedAt - times.get(Number(workflowTask.scheduledEventId))!);
+      timings.workflowTaskRunMs.push(at - startedAt);
+    }
+    const scheduling = event.activityTaskScheduledEventAttributes;
+    if (scheduling && MERGE_ACTIVITIES.has(scheduling.activityType?.name ?? '')) {
+      const [input] = (scheduling.input?.payloads ?? []).map((payload) =>
+        defaultPayloadConverter.fromPayload<{ tasks?: unknown[] }>(payload),
+      );
+      scheduled.set(id, { at, tasks: input?.tasks?.length ?? 1 });
+    }
+    const start = event.activityTaskStartedEventAttributes;
+    if (start && scheduled.has(Number(start.scheduledEventId))) started.set(Number(start.scheduledEventId), at);
+    const completion = event.activityTaskCompletedEventAttributes;
+    const merge = completion && scheduled.get(Number(completion.scheduledEventId));
+    if (merge) {
+      const startedAt = started.get(Number(completion!.scheduledEventId))!;
+      timings.queuedMs.push(startedAt - merge.at);
+      timings.runMs.push(at - startedAt);
+      timings.tasksPerMerge.push(merge.tasks);
+    }
+  }
+}

@@ -1,0 +1,221 @@
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import type { SandboxMode } from './shared/command-access.js';
+import { DEFAULT_MODEL, DEFAULT_TASK_QUEUE } from './shared/constants.js';
+
+/** Where the worker, the CLI and `npm start` find Temporal unless `TEMPORAL_ADDRESS` says otherwise. */
+export const DEFAULT_TEMPORAL_ADDRESS = '127.0.0.1:7233';
+
+/** The Temporal worker runtime's log levels, most verbose first. */
+export const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const projectRoot = fileURLToPath(new URL('..', import.meta.url));
+
+/** A value codeloop cannot use: one line naming each variable, what it must be and what it was, for an entry point to print. */
+export class ConfigError extends Error {}
+
+/** What a refused value is told: the shape it must have, an example, and what it was. The variable's name goes first. */
+const must = (what: string) => ({ error: (issue: { input?: unknown }) => `must be ${what}; got ${JSON.stringify(issue.input)}` });
+
+/** One of a few words, in any case: `CODELOOP_SANDBOX=OFF` means off. */
+function oneOf<const T extends string>(choices: readonly T[], normalize: (text: string) => string, what: string) {
+  return z
+    .string()
+    .refine((text) => (choices as readonly string[]).includes(normalize(text)), must(what))
+    .transform((text) => normalize(text) as T);
+}
+
+const port = (example: number) =>
+  z
+    .string()
+    .refine(
+      (text) => /^\d{1,5}$/.test(text) && Number(text) >= 1 && Number(text) <= 65_535,
+      must(`a TCP port from 1 to 65535, e.g. ${example}`),
+    )
+    .transform(Number);
+
+const httpUrl = (example: string) => z.string().refine(isHttpUrl, must(`an http or https URL, e.g. ${example}`));
+
+function isHttpUrl(text: string): boolean {
+  return URL.canParse(text) && ['http:', 'https:'].includes(new URL(text).protocol);
+}
+
+/** A host, `[IPv6]` or either with `:port`, without a scheme: what the Temporal SDK's connection accepts. */
+const TEMPORAL_ADDRESS_FORMAT = /^(\[[0-9a-fA-F.:]+\]|[^\s:/[\]]+)(:\d{1,5})?$/;
+
+/**
+ * Every variable codeloop reads, with its rule and default. The README's Configuration table lists the same names
+ * and defaults.
+ */
+const VariablesSchema = z.object({
+  TEMPORAL_ADDRESS: z
+    .string()
+    .regex(TEMPORAL_ADDRESS_FORMAT, must(`host:port without a scheme, e.g. ${DEFAULT_TEMPORAL_ADDRESS}`))
+    .optional(),
+  TEMPORAL_NAMESPACE: z.string().default('default'),
+  CODELOOP_TASK_QUEUE: z.string().default(DEFAULT_TASK_QUEUE),
+  CODELOOP_HOST_ID: z.string().default(() => os.hostname()),
+  CODELOOP_LOG_LEVEL: oneOf(LOG_LEVELS, (text) => text.toUpperCase(), `one of ${LOG_LEVELS.join(', ')}, e.g. INFO`).default('WARN'),
+  CODELOOP_WORKFLOW_BUNDLE: z.string().optional(),
+  CODELOOP_WORKTREES_DIR: z.string().optional(),
+  CODELOOP_SANDBOX: oneOf<SandboxMode>(
+    ['on', 'off'],
+    (text) => text.toLowerCase(),
+    '"on" or "off" ("off" runs the agent\'s commands unsandboxed)',
+  ).default('on'),
+  CODELOOP_SANDBOX_READONLY: z
+    .string()
+    .refine(
+      (text) => directories(text).every((dir) => path.isAbsolute(dir)),
+      must('absolute directories separated by ":", e.g. /opt/toolchain:/srv/cache'),
+    )
+    .transform(directories)
+    .default([]),
+  CODELOOP_MODEL: z.string().default(DEFAULT_MODEL),
+  ANTHROPIC_API_KEY: z.string().optional(),
+  ANTHROPIC_BASE_URL: httpUrl('https://api.anthropic.com').optional(),
+  CODELOOP_UI_URL: httpUrl('http://localhost:8233')
+    .transform((url) => url.replace(/\/$/, ''))
+    .default('http://localhost:8233'),
+  CODELOOP_DATA_DIR: z.string().default(path.join(projectRoot, '.data')),
+  CODELOOP_TEMPORAL_PORT: port(7233).default(7233),
+  CODELOOP_UI_PORT: port(8233).default(8233),
+  TEMPORAL_CLI_PATH: z.string().optional(),
+});
+
+/** The names `loadConfig` reads; the README's Configuration table lists the same. */
+export const CONFIG_VARIABLES: readonly string[] = Object.freeze(Object.keys(VariablesSchema.shape));
+
+function directories(list: string): string[] {
+  return list.split(':').filter(Boolean);
+}
+
+/** The Temporal server and queue the CLI and the worker share. */
+export interface TemporalConfig {
+  /** `TEMPORAL_ADDRESS`, the frontend's gRPC address. */
+  address: string;
+  /** Whether `TEMPORAL_ADDRESS` was given: `npm start` then runs only a worker, against that server. */
+  addressSet: boolean;
+  /** `TEMPORAL_NAMESPACE`. */
+  namespace: string;
+  /** `CODELOOP_TASK_QUEUE`: where the CLI starts workflows and the worker polls. */
+  taskQueue: string;
+}
+
+export interface WorkerSettings {
+  /** `CODELOOP_HOST_ID`: names the host's own queue `<task-queue>@<host-id>`; must stay the same across restarts. */
+  hostId: string;
+  /** `CODELOOP_LOG_LEVEL`, upper case. */
+  logLevel: LogLevel;
+  /** `CODELOOP_WORKFLOW_BUNDLE`: a prebuilt workflow bundle, so the worker skips bundling at start. */
+  workflowBundle?: string;
+  /** `CODELOOP_WORKTREES_DIR`: where batches' git worktrees go (default: beside the repository). */
+  worktreesDir?: string;
+}
+
+export interface SandboxConfig {
+  /** `CODELOOP_SANDBOX`: `off` is the only way to run the agent's commands without the sandbox. */
+  mode: SandboxMode;
+  /** `CODELOOP_SANDBOX_READONLY`: more directories the sandbox binds read-only. */
+  readOnly: readonly string[];
+}
+
+export interface ModelConfig {
+  /** `CODELOOP_MODEL`: the model a task that names none uses. The credentials are not here: see `readModelCredentials`. */
+  defaultModel: string;
+}
+
+export interface CliConfig {
+  /** `CODELOOP_UI_URL`, without a trailing slash: the Web UI the CLI's links point to. */
+  uiUrl: string;
+}
+
+/** `npm start`'s embedded Temporal dev server. */
+export interface ServerConfig {
+  /** `CODELOOP_DATA_DIR`: the SQLite file lives here. */
+  dataDir: string;
+  /** `CODELOOP_TEMPORAL_PORT`: the dev server's gRPC port. */
+  port: number;
+  /** `CODELOOP_UI_PORT`: the dev server's Web UI port. */
+  uiPort: number;
+  /** `TEMPORAL_CLI_PATH`: the `temporal` binary to use before looking on `PATH`. */
+  temporalCliPath?: string;
+}
+
+export interface CodeloopConfig {
+  temporal: TemporalConfig;
+  worker: WorkerSettings;
+  sandbox: SandboxConfig;
+  model: ModelConfig;
+  cli: CliConfig;
+  server: ServerConfig;
+}
+
+/** What the model client is built with. Kept out of `CodeloopConfig`, which start-up messages may print. */
+export interface ModelCredentials {
+  apiKey?: string;
+  baseURL?: string;
+}
+
+/**
+ * codeloop's configuration, read from the environment once by each entry point (worker, CLI, `npm start`) and
+ * passed on. An empty variable counts as unset, the same for every name: `CODELOOP_TASK_QUEUE=` in a compose file
+ * means the default queue, not a queue named "". A value that cannot be used throws a `ConfigError` naming every such
+ * variable, before anything connects or starts.
+ *
+ * Not configuration, and so not here: `PATH` and `HOME`, which say where programs and the home directory are, and
+ * the variables the command sandbox copies from the worker's environment by name (see `commandEnv`).
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<CodeloopConfig> {
+  const variables = parseVariables(VariablesSchema, env);
+  return deepFreeze({
+    temporal: {
+      address: variables.TEMPORAL_ADDRESS ?? DEFAULT_TEMPORAL_ADDRESS,
+      addressSet: variables.TEMPORAL_ADDRESS !== undefined,
+      namespace: variables.TEMPORAL_NAMESPACE,
+      taskQueue: variables.CODELOOP_TASK_QUEUE,
+    },
+    worker: {
+      hostId: variables.CODELOOP_HOST_ID,
+      logLevel: variables.CODELOOP_LOG_LEVEL,
+      workflowBundle: variables.CODELOOP_WORKFLOW_BUNDLE,
+      worktreesDir: variables.CODELOOP_WORKTREES_DIR,
+    },
+    sandbox: { mode: variables.CODELOOP_SANDBOX, readOnly: variables.CODELOOP_SANDBOX_READONLY },
+    model: { defaultModel: variables.CODELOOP_MODEL },
+    cli: { uiUrl: variables.CODELOOP_UI_URL },
+    server: {
+      dataDir: variables.CODELOOP_DATA_DIR,
+      port: variables.CODELOOP_TEMPORAL_PORT,
+      uiPort: variables.CODELOOP_UI_PORT,
+      temporalCliPath: variables.TEMPORAL_CLI_PATH,
+    },
+  });
+}
+
+const CredentialsSchema = VariablesSchema.pick({ ANTHROPIC_API_KEY: true, ANTHROPIC_BASE_URL: true });
+
+/**
+ * `ANTHROPIC_API_KEY` and `ANTHROPIC_BASE_URL`, the SDK's own variables, by the same rules as `loadConfig`. The
+ * worker reads them at each model call rather than once, so the key never sits in a settings object and a task
+ * blocked on a missing key can go on once it is set.
+ */
+export function readModelCredentials(env: NodeJS.ProcessEnv = process.env): ModelCredentials {
+  const variables = parseVariables(CredentialsSchema, env);
+  return { apiKey: variables.ANTHROPIC_API_KEY, baseURL: variables.ANTHROPIC_BASE_URL };
+}
+
+function parseVariables<T extends z.ZodObject>(schema: T, env: NodeJS.ProcessEnv): z.output<T> {
+  const given = Object.fromEntries(Object.keys(schema.shape).flatMap((name) => (env[name] ? [[name, env[name]]] : [])));
+  const parsed = schema.safeParse(given);
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((issue) => `${String(issue.path[0])} ${issue.message}`).join('; '));
+  return parsed.data;
+}
+
+function deepFreeze<T extends object>(value: T): Readonly<T> {
+  for (const field of Object.values(value)) if (typeof field === 'object' && field !== null) deepFreeze(field);
+  return Object.freeze(value);
+}

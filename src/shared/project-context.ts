@@ -1,0 +1,8 @@
+/** What the worker found in the workspace: the project layer of the system prompt. */
+export interface ProjectContext {
+  instructions: { file: string; content: string }[];
+  techStack: string[];
+  fileTree: string;
+  /** Nothing but docs and manifests yet: the agent builds from scratch. */
+  greenfield: boolean;
+}

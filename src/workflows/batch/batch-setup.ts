@@ -1,0 +1,70 @@
+import { workflowInfo } from '@temporalio/workflow';
+import type { BatchRepo } from '../../activities/git/index.js';
+import type { WorkspaceBinding } from '../../activities/workspace.js';
+import { batchIdFromWorkflowId, legacyBatchIdFromWorkflowId } from './batch-id.js';
+import { assertValidDag, type BatchInput, type BatchTask } from '../../shared/batch-input.js';
+import type { BatchTaskState } from '../../shared/batch-state.js';
+import { applies } from '../common/patches.js';
+import { setupActivities } from '../common/setup-activities.js';
+import { gitActivities } from './batch-activities.js';
+
+/** One repository the batch works in: the host that holds it and its integration branch. */
+export interface RepoState {
+  binding: WorkspaceBinding;
+  repo: BatchRepo;
+}
+
+export const workspaceOf = (input: BatchInput, task: BatchTask): string => task.workspace ?? input.workspace!;
+
+/**
+ * What a batch needs before its first task starts: the tasks file read (if there is one) and the DAG checked again
+ * with its tasks, each repository's host bound and its integration branch cut, and every task pending.
+ */
+export async function prepareBatch(
+  input: BatchInput,
+  batchId: string,
+): Promise<{ tasks: BatchTask[]; repos: Record<string, RepoState>; states: BatchTaskState[] }> {
+  let tasks = input.tasks;
+  if (input.tasksFile) {
+    const binding = await bind(input.workspace!);
+    const fromFile = await setupActivities.readTasksFile.executeWithOptions(
+      { taskQueue: binding.hostQueue, summary: `read tasks from ${input.tasksFile}` },
+      [{ workspace: binding.workspace, file: input.tasksFile }],
+    );
+    tasks = [...tasks, ...fromFile];
+    assertValidDag(tasks);
+  }
+  const repos: Record<string, RepoState> = {};
+  for (const workspace of new Set(tasks.map((task) => workspaceOf(input, task)))) {
+    const binding = await bind(workspace);
+    const repo = await gitActivities.prepareBatchRepo.executeWithOptions(
+      { taskQueue: binding.hostQueue, summary: `integration branch for batch ${batchId}` },
+      [{ repo: binding.workspace, batchId, baseBranch: input.baseBranch }],
+    );
+    repos[workspace] = { binding, repo };
+  }
+  const states = tasks.map((task): BatchTaskState => ({
+    id: task.id,
+    title: task.title,
+    dependsOn: task.dependsOn,
+    status: 'pending',
+    childWorkflowId: `${workflowInfo().workflowId}/${task.id}`,
+    attempts: 0,
+  }));
+  return { tasks, repos, states };
+}
+
+function bind(workspace: string): Promise<WorkspaceBinding> {
+  return setupActivities.bindWorkspace.executeWithOptions({ summary: `bind workspace ${workspace}` }, [workspace]);
+}
+
+/**
+ * The batch id of a batch started without one. Ids past 64 characters used to lose their end (a schedule's time);
+ * runs that started before keep the id they have.
+ */
+export function derivedBatchId(): string {
+  const { workflowId } = workflowInfo();
+  const derived = batchIdFromWorkflowId(workflowId);
+  const legacy = legacyBatchIdFromWorkflowId(workflowId);
+  return derived === legacy || applies('batchIdKeepsSuffix') ? derived : legacy;
+}

@@ -1,0 +1,25 @@
+import type { BatchInput, BatchTask } from '../../shared/batch-input.js';
+import type { BatchTaskState } from '../../shared/batch-state.js';
+
+/**
+ * The `agentTaskWorkflow` input of one batch task: what the batch lets every task's commands reach, then
+ * `taskDefaults`, then the task's own fields, in its worktree on its repository's host, with the answers its earlier
+ * runs were given.
+ */
+export function childInput(batch: BatchInput, task: BatchTask, state: BatchTaskState, where: { workspace: string; hostQueue: string }) {
+  return {
+    ...(batch.network === undefined ? {} : { network: batch.network }),
+    ...(batch.env === undefined ? {} : { env: batch.env }),
+    ...batch.taskDefaults,
+    title: task.title,
+    description: task.description,
+    workspace: where.workspace,
+    hostQueue: where.hostQueue,
+    ...(task.prd === undefined ? {} : { prd: task.prd }),
+    ...(task.maxIterations === undefined ? {} : { maxIterations: task.maxIterations }),
+    ...(task.complexity === undefined ? {} : { complexity: task.complexity }),
+    ...(task.network === undefined ? {} : { network: task.network }),
+    ...(task.env === undefined ? {} : { env: task.env }),
+    ...(state.answers?.length ? { answers: state.answers } : {}),
+  };
+}

@@ -1,0 +1,31 @@
+import type { BatchRepo, PreparedWorktree } from '../../activities/git/index.js';
+import type { WorkspaceBinding } from '../../activities/workspace.js';
+import type { BatchTaskState } from '../../shared/batch-state.js';
+import type { InFlight } from './in-flight.js';
+
+/** Where a task's work is: the repository, the host that holds it, and the task's worktree there. */
+export interface TaskPlace {
+  binding: WorkspaceBinding;
+  repo: BatchRepo;
+  worktree: string;
+  title: string;
+}
+
+/** What merging needs from the batch, and what it tells the batch back. */
+export interface MergeHost {
+  readonly batchId: string;
+  readonly inFlight: InFlight;
+  placeOf(taskId: string): TaskPlace;
+  /** The pending tasks of the same repository that merging `group` makes ready (see `readyOnceMerged`). */
+  readyOnceMerged(group: string[]): { taskId: string; after: string[] }[];
+  keepPrepared(worktrees: PreparedWorktree[]): void;
+  merged(state: BatchTaskState): void;
+  conflicted(state: BatchTaskState, files: string[]): void;
+  mergeFailed(state: BatchTaskState, error: unknown): void;
+}
+
+/** Brings finished tasks' branches into their repository's integration branch. */
+export interface Merger {
+  /** Settles once the merge step that takes `state` is over: merged, conflicting or failed. */
+  merge(state: BatchTaskState): Promise<void>;
+}

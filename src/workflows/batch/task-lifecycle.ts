@@ -1,0 +1,96 @@
+import { ApplicationFailure } from '@temporalio/workflow';
+import type { BatchTaskState, BatchTaskStatus, FinishedReport } from '../../shared/batch-state.js';
+import { workflowNow } from '../common/workflow-time.js';
+
+/**
+ * Where a batch task may go from each status. A task settles (completed, failed, skipped, cancelled) and only
+ * `retryTask` brings a failed, cancelled or skipped one back; a merge conflict answered 'retry' sends it back to
+ * pending.
+ */
+const MOVES: Record<BatchTaskStatus, readonly BatchTaskStatus[]> = {
+  pending: ['running', 'skipped', 'cancelled'],
+  running: ['merging', 'failed', 'cancelled'],
+  merging: ['completed', 'failed', 'pending', 'cancelled'],
+  completed: [],
+  failed: ['pending'],
+  skipped: ['pending'],
+  cancelled: ['pending'],
+};
+
+export const canMove = (state: BatchTaskState, to: BatchTaskStatus) => MOVES[state.status].includes(to);
+
+/**
+ * The one place a batch task's status changes, with the timestamps and reason that go with it: entering an end sets
+ * `endedAt`, going back to pending clears it and the reason. A move the table does not allow is a conductor bug and
+ * fails the batch instead of leaving it waiting on a task that can never settle.
+ */
+function move(state: BatchTaskState, to: BatchTaskStatus, facts: Partial<BatchTaskState> = {}): void {
+  if (!canMove(state, to)) {
+    throw ApplicationFailure.nonRetryable(
+      `batch task ${state.id} cannot go from ${state.status} to ${to}; this is a bug in the batch conductor, please report it with the batch's history`,
+    );
+  }
+  const ends = to === 'completed' || to === 'failed' || to === 'cancelled';
+  Object.assign(state, facts, { status: to });
+  if (ends) state.endedAt = workflowNow();
+  if (to === 'pending') Object.assign(state, { reason: undefined, endedAt: undefined });
+}
+
+/** A slot was found for it: its worktree and child are being started. */
+export function start(state: BatchTaskState): void {
+  move(state, 'running', { readyAt: state.readyAt ?? workflowNow() });
+}
+
+/** Its worktree is cut: this attempt works on `branch`. */
+export function beginAttempt(state: BatchTaskState, branch: string): void {
+  state.branch = branch;
+  state.attempts += 1;
+}
+
+/** Its child workflow started. */
+export function childStarted(state: BatchTaskState): void {
+  Object.assign(state, { startedAt: workflowNow(), finishedAt: undefined, blockedOn: undefined });
+}
+
+/** The child's open questions, as it reported them; only a running task is blocked. */
+export function noteBlockers(state: BatchTaskState, open: { id: string; question: string }[]): void {
+  if (state.status === 'running') state.blockedOn = open.length ? open : undefined;
+}
+
+/** The child reported its end: completed work goes on to be merged; a failure or cancellation ends the task. */
+export function finish(state: BatchTaskState, report: FinishedReport): void {
+  const figures = {
+    finishedAt: workflowNow(),
+    iterations: report.iterations,
+    usage: report.usage,
+    costUsd: report.costUsd,
+    blockedOn: undefined,
+  };
+  if (report.status === 'completed') move(state, 'merging', figures);
+  else move(state, report.status, { ...figures, reason: report.reason });
+}
+
+/** Its branch is in the integration branch. */
+export function merged(state: BatchTaskState): void {
+  move(state, 'completed');
+}
+
+/** Its merge failed for good: a conflict answered 'skip', or the merge step itself failed. */
+export function failMerge(state: BatchTaskState, reason: string): void {
+  move(state, 'failed', { reason });
+}
+
+/** A dependency did not complete, or `fail-fast` stopped the batch. */
+export function skip(state: BatchTaskState, reason: string): void {
+  move(state, 'skipped', { reason });
+}
+
+/** Runs again from a fresh worktree: `retryTask`, or a merge conflict answered 'retry'. */
+export function requeue(state: BatchTaskState): void {
+  move(state, 'pending');
+}
+
+/** The batch was cancelled before the task settled. */
+export function cancel(state: BatchTaskState): void {
+  move(state, 'cancelled');
+}
