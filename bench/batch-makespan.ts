@@ -14,7 +14,7 @@ const PARALLEL = 16;
 /** A reproducible random DAG: each task depends on up to 3 of the 20 tasks before it. */
 export function randomDag(count: number, seed = 42) {
   let state = seed;
-  const random = () => ((state = (state * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+  const random = () => (state = (state * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
   return Array.from({ length: count }, (_, index) => {
     const dependsOn = new Set<string>();
     const wanted = index === 0 ? 0 : Math.floor(random() * 4);
@@ -127,13 +127,22 @@ async function measureBatch(env: BenchEnv, bundlePath: string): Promise<Figures>
       ['mean task duration (child started → merged)', seconds(total / TASKS)],
       ['child run (child started → reported its end)', spread(childRun)],
       ['commit and merge (child reported its end → merged)', spread(mergeWait)],
-      ['merge activities: count, tasks per activity (mean, max)', `${merges.runMs.length}, ${(TASKS / merges.runMs.length).toFixed(1)}, ${Math.max(...merges.tasksPerMerge)}`],
+      [
+        'merge activities: count, tasks per activity (mean, max)',
+        `${merges.runMs.length}, ${(TASKS / merges.runMs.length).toFixed(1)}, ${Math.max(...merges.tasksPerMerge)}`,
+      ],
       ['merge activity: scheduled → started', spread(merges.queuedMs)],
       ['merge activity: started → completed', spread(merges.runMs)],
       ['batch workflow tasks: scheduled → started', spread(merges.workflowTaskQueuedMs)],
       ['batch workflow tasks: started → completed', spread(merges.workflowTaskRunMs)],
-      ['last dependency finished → dependent started, slot free (goal p95 ≤ 500 ms)', `${spread(free.map((latency) => latency.fromFinished))} (n=${free.length})`],
-      ['last dependency finished → dependent started, all', `${spread(latencies.map((latency) => latency.fromFinished))} (n=${latencies.length})`],
+      [
+        'last dependency finished → dependent started, slot free (goal p95 ≤ 500 ms)',
+        `${spread(free.map((latency) => latency.fromFinished))} (n=${free.length})`,
+      ],
+      [
+        'last dependency finished → dependent started, all',
+        `${spread(latencies.map((latency) => latency.fromFinished))} (n=${latencies.length})`,
+      ],
       ["last dependency's endedAt → dependent started, slot free", spread(free.map((latency) => latency.fromMerged))],
     ],
   };

@@ -30,7 +30,10 @@ export async function startBenchEnv(dynamicConfig?: Record<string, unknown>): Pr
   const bundlePath = path.join(outDir, 'workflow-bundle.js');
   writeFileSync(bundlePath, bundle.code);
   // Whole histories of long runs exceed gRPC's default 4 MB message limit.
-  const connection = await Connection.connect({ address: server.address, channelArgs: { 'grpc.max_receive_message_length': 256 * 1024 * 1024 } });
+  const connection = await Connection.connect({
+    address: server.address,
+    channelArgs: { 'grpc.max_receive_message_length': 256 * 1024 * 1024 },
+  });
   const nativeConnection = await NativeConnection.connect({ address: server.address });
   return {
     server,
@@ -90,7 +93,9 @@ export function installQuietRuntime(): void {
 export function writeSection(name: string, markdown: string): void {
   mkdirSync(resultsDir, { recursive: true });
   writeFileSync(path.join(resultsDir, `${name}.md`), `${markdown.trim()}\n`);
-  const sections = readdirSync(resultsDir).filter((file) => file.endsWith('.md')).sort();
+  const sections = readdirSync(resultsDir)
+    .filter((file) => file.endsWith('.md'))
+    .sort();
   const body = sections.map((file) => readFileSync(path.join(resultsDir, file), 'utf8')).join('\n');
   writeFileSync(
     path.join(benchDir, 'RESULTS.md'),

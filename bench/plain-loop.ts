@@ -28,7 +28,10 @@ export async function runPlainLoop(activities: Activities, rawInput: unknown): P
     for (const call of calls) {
       const name = call.name as WorkspaceToolName;
       const parsed = toolInputSchemas[name].parse(call.input);
-      const activity = activities[TOOL_ACTIVITIES[name]] as (call: { workspace: string; input: unknown }) => Promise<{ content: string; isError: boolean }>;
+      const activity = activities[TOOL_ACTIVITIES[name]] as (call: {
+        workspace: string;
+        input: unknown;
+      }) => Promise<{ content: string; isError: boolean }>;
       const outcome: ToolOutcome = await env.run(activity, { workspace: binding.workspace, input: parsed });
       results.push({ type: 'tool_result', tool_use_id: call.id, content: outcome.content, ...(outcome.isError ? { is_error: true } : {}) });
     }

@@ -23,7 +23,9 @@ export async function benchPromptCache(env: BenchEnv): Promise<void> {
       env.client.workflow.execute<typeof agentTaskWorkflow>('agentTaskWorkflow', {
         taskQueue,
         workflowId: `${taskQueue}-task`,
-        args: [{ description: 'cache bench', workspace: makeWorkspace({ 'app.py': 'value = 1\nprint(value)\n' }), maxIterations: ITERATIONS }],
+        args: [
+          { description: 'cache bench', workspace: makeWorkspace({ 'app.py': 'value = 1\nprint(value)\n' }), maxIterations: ITERATIONS },
+        ],
       }),
     );
   } finally {
@@ -48,7 +50,10 @@ the share of its input (tools, system, messages, as bytes) that is a byte-identi
 and the cache-read share that the loopback server's prompt-cache simulation (prefix hashes at cache breakpoints)
 reported for it.
 
-${table(['iteration', 'request KB', 'identical prefix', 'cache read (simulated)'], shown.map((row) => [row.iteration, row.kb.toFixed(1), pct(row.share), pct(row.cacheRead)]))}
+${table(
+  ['iteration', 'request KB', 'identical prefix', 'cache read (simulated)'],
+  shown.map((row) => [row.iteration, row.kb.toFixed(1), pct(row.share), pct(row.cacheRead)]),
+)}
 
 From iteration 3 on: identical prefix min ${pct(minShare)}, mean ${pct(meanShare)} (goal: at least ${pct(GOAL)}: ${minShare >= GOAL ? 'met' : 'NOT met'});
 simulated cache read min ${pct(minCache)}.

@@ -10,7 +10,9 @@ export function cacheableText(body: MessagesBody): string {
     ...(body.tools ?? []).map(strip),
     ...system.map((block) => strip(block as Record<string, unknown>)),
     ...body.messages.flatMap((message) =>
-      (typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content).map((block) => strip({ role: message.role, ...block })),
+      (typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content).map((block) =>
+        strip({ role: message.role, ...block }),
+      ),
     ),
   ];
   return parts.join('');

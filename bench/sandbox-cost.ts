@@ -19,7 +19,10 @@ export async function benchSandboxCost(_env: BenchEnv): Promise<void> {
   const unsandboxed = createSandbox({ ...process.env, CODELOOP_SANDBOX: 'off' });
   const workspace = mkdtempSync(path.join(os.tmpdir(), 'codeloop-bench-sandbox-'));
   const test = "import test from 'node:test';\nimport assert from 'node:assert';\n";
-  writeFileSync(path.join(workspace, 'a.test.mjs'), `${test}test('a', () => assert.equal(1, 1));\ntest('b', () => {});\ntest('c', () => {});\n`);
+  writeFileSync(
+    path.join(workspace, 'a.test.mjs'),
+    `${test}test('a', () => assert.equal(1, 1));\ntest('b', () => {});\ntest('c', () => {});\n`,
+  );
   const rows: (string | number)[][] = [];
   for (const workload of WORKLOADS) {
     const on: number[] = [];
@@ -29,7 +32,15 @@ export async function benchSandboxCost(_env: BenchEnv): Promise<void> {
       on.push(await timeRun(sandboxed, workload.command, workspace));
     }
     const [onP50, offP50] = [percentile(on, 50), percentile(off, 50)];
-    rows.push([workload.name, workload.runs, fixed(offP50), fixed(percentile(off, 95)), fixed(onP50), fixed(percentile(on, 95)), fixed(onP50 - offP50)]);
+    rows.push([
+      workload.name,
+      workload.runs,
+      fixed(offP50),
+      fixed(percentile(off, 95)),
+      fixed(onP50),
+      fixed(percentile(on, 95)),
+      fixed(onP50 - offP50),
+    ]);
   }
   const markdown = `## Sandbox cost per command
 

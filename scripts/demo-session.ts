@@ -80,7 +80,10 @@ export function demoResponder(): Responder {
           input: {
             path: 'test/tasks.test.mjs',
             edits: [
-              { search: "import { addTask, listTasks } from '../src/tasks.mjs';", replace: "import { addTask, listTasks, removeTask } from '../src/tasks.mjs';" },
+              {
+                search: "import { addTask, listTasks } from '../src/tasks.mjs';",
+                replace: "import { addTask, listTasks, removeTask } from '../src/tasks.mjs';",
+              },
               {
                 search: "  assert.deepEqual(listTasks().map((task) => task.title), ['write docs']);\n});",
                 replace:

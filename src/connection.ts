@@ -3,7 +3,10 @@ import { NativeConnection } from '@temporalio/worker';
 import type { TemporalConfig } from './config.js';
 
 /** A client connection with an error that names the fix when no server answers. */
-export async function connectClient({ address, namespace }: TemporalConfig): Promise<{ client: Client; connection: Connection; namespace: string }> {
+export async function connectClient({
+  address,
+  namespace,
+}: TemporalConfig): Promise<{ client: Client; connection: Connection; namespace: string }> {
   try {
     const connection = await Connection.connect({ address, connectTimeout: 5_000 });
     return { client: new Client({ connection, namespace }), connection, namespace };
@@ -21,7 +24,10 @@ export async function connectWorker({ address }: TemporalConfig): Promise<Native
 }
 
 function unreachable(address: string, error: unknown): Error {
-  return new Error(`cannot reach Temporal at ${address} (${(error as Error).message}); start it with \`npm start\` or set TEMPORAL_ADDRESS`, {
-    cause: error,
-  });
+  return new Error(
+    `cannot reach Temporal at ${address} (${(error as Error).message}); start it with \`npm start\` or set TEMPORAL_ADDRESS`,
+    {
+      cause: error,
+    },
+  );
 }

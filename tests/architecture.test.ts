@@ -51,7 +51,9 @@ test('src/ has no import cycles', () => {
 test('src/shared/ is the wire contract: it imports nothing of codeloop outside itself', () => {
   const shared = path.join(src, 'shared');
   const outward = [...graph].flatMap(([file, imports]) =>
-    file.startsWith(`${shared}/`) ? imports.filter((target) => !target.startsWith(`${shared}/`)).map((target) => `${name(file)} → ${name(target)}`) : [],
+    file.startsWith(`${shared}/`)
+      ? imports.filter((target) => !target.startsWith(`${shared}/`)).map((target) => `${name(file)} → ${name(target)}`)
+      : [],
   );
   expect(outward).toEqual([]);
 });
@@ -60,7 +62,11 @@ test('the task and batch workflows share code only through src/workflows/common/
   const [task, batch] = ['task', 'batch'].map((dir) => path.join(src, 'workflows', dir));
   const crossing = [...graph].flatMap(([file, imports]) =>
     imports
-      .filter((target) => (file.startsWith(`${batch}/`) && target.startsWith(`${task}/`)) || (file.startsWith(`${task}/`) && target.startsWith(`${batch}/`)))
+      .filter(
+        (target) =>
+          (file.startsWith(`${batch}/`) && target.startsWith(`${task}/`)) ||
+          (file.startsWith(`${task}/`) && target.startsWith(`${batch}/`)),
+      )
       .map((target) => `${name(file)} → ${name(target)}`),
   );
   expect(crossing).toEqual([]);
@@ -71,7 +77,9 @@ test('nothing outside src/workflows/ imports workflow code except through the wo
   const reaching = [...graph].flatMap(([file, imports]) =>
     file.startsWith(`${workflows}/`)
       ? []
-      : imports.filter((target) => target.startsWith(`${workflows}/`) && target !== path.join(workflows, 'index.ts')).map((target) => `${name(file)} → ${name(target)}`),
+      : imports
+          .filter((target) => target.startsWith(`${workflows}/`) && target !== path.join(workflows, 'index.ts'))
+          .map((target) => `${name(file)} → ${name(target)}`),
   );
   expect(reaching).toEqual([]);
 });

@@ -17,19 +17,42 @@ const MANIFEST_MAX_BYTES = 1024 * 1024;
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = constants;
 
 const NODE_MARKERS: [dependency: string, label: string][] = [
-  ['typescript', 'TypeScript'], ['react', 'React'], ['vue', 'Vue'], ['next', 'Next.js'], ['express', 'Express'],
-  ['fastify', 'Fastify'], ['commander', 'commander (CLI)'], ['vitest', 'vitest'], ['jest', 'jest'], ['mocha', 'mocha'],
-  ['eslint', 'eslint'], ['prettier', 'prettier'],
+  ['typescript', 'TypeScript'],
+  ['react', 'React'],
+  ['vue', 'Vue'],
+  ['next', 'Next.js'],
+  ['express', 'Express'],
+  ['fastify', 'Fastify'],
+  ['commander', 'commander (CLI)'],
+  ['vitest', 'vitest'],
+  ['jest', 'jest'],
+  ['mocha', 'mocha'],
+  ['eslint', 'eslint'],
+  ['prettier', 'prettier'],
 ];
 
 const PYTHON_MARKERS: [needle: string, label: string][] = [
-  ['pytest', 'pytest'], ['ruff', 'ruff'], ['click', 'click (CLI)'], ['typer', 'typer (CLI)'], ['django', 'Django'],
-  ['flask', 'Flask'], ['fastapi', 'FastAPI'], ['poetry', 'poetry'], ['hatchling', 'hatch'], ['mypy', 'mypy'],
+  ['pytest', 'pytest'],
+  ['ruff', 'ruff'],
+  ['click', 'click (CLI)'],
+  ['typer', 'typer (CLI)'],
+  ['django', 'Django'],
+  ['flask', 'Flask'],
+  ['fastapi', 'FastAPI'],
+  ['poetry', 'poetry'],
+  ['hatchling', 'hatch'],
+  ['mypy', 'mypy'],
 ];
 
 const OTHER_MARKERS: [file: string, label: string][] = [
-  ['go.mod', 'Go'], ['Cargo.toml', 'Rust'], ['pom.xml', 'Java (Maven)'], ['build.gradle', 'Java/Kotlin (Gradle)'],
-  ['Gemfile', 'Ruby'], ['composer.json', 'PHP'], ['Makefile', 'make'], ['Dockerfile', 'Docker'],
+  ['go.mod', 'Go'],
+  ['Cargo.toml', 'Rust'],
+  ['pom.xml', 'Java (Maven)'],
+  ['build.gradle', 'Java/Kotlin (Gradle)'],
+  ['Gemfile', 'Ruby'],
+  ['composer.json', 'PHP'],
+  ['Makefile', 'make'],
+  ['Dockerfile', 'Docker'],
 ];
 
 /**

@@ -53,7 +53,10 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
       const refusal = refuseWorkspace(real) ?? (await refuseWorkerHome(real));
       if (refusal) {
         const subject = real === workspace ? '' : 'its real path ';
-        throw ApplicationFailure.nonRetryable(`workspace ${workspace} is refused on worker ${deps.hostId}: ${subject}${refusal}`, ErrorType.WorkspaceUnavailable);
+        throw ApplicationFailure.nonRetryable(
+          `workspace ${workspace} is refused on worker ${deps.hostId}: ${subject}${refusal}`,
+          ErrorType.WorkspaceUnavailable,
+        );
       }
       return { hostId: deps.hostId, hostQueue: deps.hostQueue, workspace: real, sandbox: deps.sandbox };
     },
@@ -88,7 +91,8 @@ async function refuseWorkerHome(real: string): Promise<string | undefined> {
 }
 
 /** Only docs, licences and manifests so far: nothing to change, everything to build. */
-const NOT_SOURCE = /(^|\/)(readme|license|licence|changelog|prd|agents|claude|contributing)[^/]*$|\.(md|txt|rst|toml|cfg|ini|json|ya?ml|lock)$|\/$|^\.(git|env|editorconfig|gitignore)/i;
+const NOT_SOURCE =
+  /(^|\/)(readme|license|licence|changelog|prd|agents|claude|contributing)[^/]*$|\.(md|txt|rst|toml|cfg|ini|json|ya?ml|lock)$|\/$|^\.(git|env|editorconfig|gitignore)/i;
 
 function isGreenfield(entries: string[]): boolean {
   return entries.every((entry) => NOT_SOURCE.test(entry));

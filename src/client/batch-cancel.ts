@@ -10,7 +10,9 @@ export async function cancelBatch(workflowId: string, options: OutputOptions & {
     if (options.wait) await handle.result().catch(() => undefined);
     const execution = (await handle.describe()).status.name;
     emit(options, { workflowId, cancelRequested: true, execution }, () =>
-      options.wait ? `${workflowId} is ${execution.toLowerCase()}` : `cancellation requested for ${workflowId}; running tasks are being cancelled`,
+      options.wait
+        ? `${workflowId} is ${execution.toLowerCase()}`
+        : `cancellation requested for ${workflowId}; running tasks are being cancelled`,
     );
   });
 }

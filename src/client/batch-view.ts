@@ -47,7 +47,8 @@ const MARK: Record<BatchTaskState['status'], string> = {
 /** Tasks as a tree by dependency depth: each under the tasks it waits for. */
 export function renderBatchView(view: BatchView, now = Date.now()): string {
   const state = view.state;
-  if (!state) return `${view.workflowId}  [${view.execution.toLowerCase()}]\n  (no worker answered getBatchState; start one with \`npm run worker\`)`;
+  if (!state)
+    return `${view.workflowId}  [${view.execution.toLowerCase()}]\n  (no worker answered getBatchState; start one with \`npm run worker\`)`;
   const depth = new Map<string, number>();
   const byId = new Map(state.tasks.map((task) => [task.id, task]));
   const depthOf = (id: string): number => {
@@ -57,7 +58,10 @@ export function renderBatchView(view: BatchView, now = Date.now()): string {
   const width = Math.max(...state.tasks.map((task) => task.id.length + 2 * depthOf(task.id)));
   const lines = [
     `${view.workflowId}  [${state.status}]  batch ${state.batchId} · ${state.tasks.length} tasks · max ${state.maxParallel} in parallel · on failure: ${state.onFailure}`,
-    `  ${Object.entries(state.counts).filter(([, count]) => count > 0).map(([name, count]) => `${name} ${count}`).join(' · ')}`,
+    `  ${Object.entries(state.counts)
+      .filter(([, count]) => count > 0)
+      .map(([name, count]) => `${name} ${count}`)
+      .join(' · ')}`,
   ];
   if (state.integrationBranch) lines.push(`  integration branch: ${state.integrationBranch}`);
   const ordered = [...state.tasks].sort((a, b) => depthOf(a.id) - depthOf(b.id));
@@ -66,14 +70,19 @@ export function renderBatchView(view: BatchView, now = Date.now()): string {
     const took = task.startedAt ? formatDuration((task.endedAt ?? now) - task.startedAt) : '';
     const tokens = task.usage ? `${formatCount(totalTokens(task.usage))} tok` : '';
     const after = task.dependsOn.length ? `after ${task.dependsOn.join(', ')}` : '';
-    lines.push(`  ${MARK[task.status]} ${`${indent}${task.id}`.padEnd(width)}  ${task.status.padEnd(9)} ${took.padStart(7)} ${tokens.padStart(12)}  ${task.title}${after ? `  (${after})` : ''}`);
+    lines.push(
+      `  ${MARK[task.status]} ${`${indent}${task.id}`.padEnd(width)}  ${task.status.padEnd(9)} ${took.padStart(7)} ${tokens.padStart(12)}  ${task.title}${after ? `  (${after})` : ''}`,
+    );
     if (task.reason && task.status !== 'completed') lines.push(`      ${' '.repeat(width)}${task.reason}`);
-    for (const blocker of task.blockedOn ?? []) lines.push(`      ⏸ ${blocker.question}  → npx codeloop blockers answer ${task.childWorkflowId} --blocker ${blocker.id} "…"`);
+    for (const blocker of task.blockedOn ?? [])
+      lines.push(`      ⏸ ${blocker.question}  → npx codeloop blockers answer ${task.childWorkflowId} --blocker ${blocker.id} "…"`);
   }
   for (const blocker of state.openBlockers) lines.push(`  ⏸ batch blocker ${blocker.id}: ${blocker.question.replace(/\n/g, ' ')}`);
   if (view.result) {
     const totals = view.result.totals;
-    lines.push(`  result: ${view.result.status} in ${formatDuration(view.result.makespanMs)} · ${formatCount(totalTokens(totals.usage))} tokens · $${totals.costUsd.toFixed(2)}`);
+    lines.push(
+      `  result: ${view.result.status} in ${formatDuration(view.result.makespanMs)} · ${formatCount(totalTokens(totals.usage))} tokens · $${totals.costUsd.toFixed(2)}`,
+    );
     lines.push(`  critical path: ${view.result.criticalPath.ids.join(' → ')} (${formatDuration(view.result.criticalPath.durationMs)})`);
   }
   return lines.join('\n');

@@ -12,8 +12,7 @@ export interface AnswerOptions extends OutputOptions {
 const UPDATE_DEADLINE_MS = 15_000;
 
 export type AnswerReceipt =
-  | ({ via: 'update' } & BlockerAcknowledgement)
-  | { via: 'signal'; workflowId: string; blockerId?: string; answer: string; note: string };
+  ({ via: 'update' } & BlockerAcknowledgement) | { via: 'signal'; workflowId: string; blockerId?: string; answer: string; note: string };
 
 /**
  * `codeloop blockers answer`: the update, so the caller sees the acknowledgement or the reason for a rejection.

@@ -19,6 +19,9 @@ export function readInputFile(file: string, what: string): string {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? '';
     const reason = REASONS[code] ?? (error as Error).message;
-    throw new CliError(`cannot read ${what} ${file}: ${reason}; pass the path of an existing file (a relative path starts from ${process.cwd()})`, 2);
+    throw new CliError(
+      `cannot read ${what} ${file}: ${reason}; pass the path of an existing file (a relative path starts from ${process.cwd()})`,
+      2,
+    );
   }
 }

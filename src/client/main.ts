@@ -37,7 +37,7 @@ export function buildProgram(): Command {
     .option('--title <title>', 'short title (default: the first line of the description)')
     .option('--prd <file>', 'requirements document to include (first 5,000 characters)')
     .option('--max-iterations <n>', 'iteration budget (default 30)')
-    .option('--model <model>', 'model name (default: the worker\'s CODELOOP_MODEL)')
+    .option('--model <model>', "model name (default: the worker's CODELOOP_MODEL)")
     .option('--id <workflowId>', 'workflow id (default: generated from the title)')
     .addOption(json())
     .action(startTask);
@@ -95,7 +95,9 @@ export function buildProgram(): Command {
     .description('start a batch from a YAML or JSON file (the batchConductorWorkflow input)')
     .argument('<file>')
     .option('--max-parallel <n>', 'tasks running at once (default 4)')
-    .addOption(new Option('--on-failure <policy>', 'what a failed task does to the rest').choices(['skip-dependents', 'fail-fast', 'continue']))
+    .addOption(
+      new Option('--on-failure <policy>', 'what a failed task does to the rest').choices(['skip-dependents', 'fail-fast', 'continue']),
+    )
     .option('--id <workflowId>', 'workflow id (default: generated from the file name)')
     .addOption(json())
     .action(startBatch);
@@ -132,8 +134,19 @@ export function buildProgram(): Command {
     .addOption(json())
     .action(createSchedule);
   schedule.command('list').description('all schedules').addOption(json()).action(listSchedules);
-  schedule.command('describe').description('spec, policies, recent and running batches').argument('<name>').addOption(json()).action(describeSchedule);
-  schedule.command('pause').description('stop taking runs').argument('<name>').option('--note <text>').addOption(json()).action(pauseSchedule);
+  schedule
+    .command('describe')
+    .description('spec, policies, recent and running batches')
+    .argument('<name>')
+    .addOption(json())
+    .action(describeSchedule);
+  schedule
+    .command('pause')
+    .description('stop taking runs')
+    .argument('<name>')
+    .option('--note <text>')
+    .addOption(json())
+    .action(pauseSchedule);
   schedule.command('unpause').description('take runs again').argument('<name>').addOption(json()).action(unpauseSchedule);
   schedule
     .command('trigger')
@@ -151,7 +164,12 @@ export function buildProgram(): Command {
     .addOption(new Option('--overlap <policy>').choices([...OVERLAP_CHOICES]))
     .addOption(json())
     .action(backfillSchedule);
-  schedule.command('delete').description('delete a schedule (running batches go on)').argument('<name>').addOption(json()).action(deleteSchedule);
+  schedule
+    .command('delete')
+    .description('delete a schedule (running batches go on)')
+    .argument('<name>')
+    .addOption(json())
+    .action(deleteSchedule);
   return program;
 }
 
@@ -160,7 +178,10 @@ export function buildProgram(): Command {
  * `--help` instead of printing the whole help after it. Subcommands inherit this output setting.
  */
 function oneLineError(text: string): string {
-  const message = text.replace(/^error: /, '').trim().replace(/\s*\n\s*/g, ' ');
+  const message = text
+    .replace(/^error: /, '')
+    .trim()
+    .replace(/\s*\n\s*/g, ' ');
   return `codeloop: ${message}; add --help to see the command's usage\n`;
 }
 

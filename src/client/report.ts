@@ -63,7 +63,12 @@ async function describeExecution(client: Client, execution: WorkflowExecutionInf
   const handle = client.workflow.getHandle(execution.workflowId);
   const batchId = (execution.searchAttributes?.[SEARCH_ATTRIBUTES.batchId] as string[] | undefined)?.[0];
   const kind = execution.type === 'batchConductorWorkflow' ? 'batch' : 'task';
-  const base = { workflowId: execution.workflowId, kind, batchId: kind === 'task' ? batchId : undefined, closedAt: execution.closeTime?.toISOString() } as const;
+  const base = {
+    workflowId: execution.workflowId,
+    kind,
+    batchId: kind === 'task' ? batchId : undefined,
+    closedAt: execution.closeTime?.toISOString(),
+  } as const;
   const execStatus = execution.status.name;
   if (execStatus === 'RUNNING') {
     if (kind === 'batch') {
@@ -71,7 +76,14 @@ async function describeExecution(client: Client, execution: WorkflowExecutionInf
       // What the tasks that have ended so far used; a running task's usage is on its own row.
       const tokens = state?.tasks.reduce((sum, task) => sum + tokensOf(task.usage), 0) ?? 0;
       const cost = state?.tasks.reduce((sum, task) => sum + (task.costUsd ?? 0), 0) ?? 0;
-      return { ...base, status: state?.status ?? 'running', summary: state ? `${state.counts.completed}/${state.tasks.length} tasks done` : undefined, questions: state && toQuestions(state.openBlockers), tokens, costUsd: cost };
+      return {
+        ...base,
+        status: state?.status ?? 'running',
+        summary: state ? `${state.counts.completed}/${state.tasks.length} tasks done` : undefined,
+        questions: state && toQuestions(state.openBlockers),
+        tokens,
+        costUsd: cost,
+      };
     }
     const state = await queryState(client, handle);
     return {
@@ -87,16 +99,31 @@ async function describeExecution(client: Client, execution: WorkflowExecutionInf
     if (kind === 'batch') {
       const result = (await handle.result()) as BatchResult;
       const counts = result.totals.tasks;
-      return { ...base, status: result.status, summary: `${counts.completed}/${result.tasks.length} tasks completed, ${counts.failed} failed, ${counts.skipped} skipped`, tokens: tokensOf(result.totals.usage), costUsd: result.totals.costUsd };
+      return {
+        ...base,
+        status: result.status,
+        summary: `${counts.completed}/${result.tasks.length} tasks completed, ${counts.failed} failed, ${counts.skipped} skipped`,
+        tokens: tokensOf(result.totals.usage),
+        costUsd: result.totals.costUsd,
+      };
     }
     const result = (await handle.result()) as TaskResult;
     return { ...base, status: 'completed', summary: result.summary, tokens: tokensOf(result.usage), costUsd: result.costUsd };
   }
   if (execStatus === 'FAILED') {
-    const error = await handle.result().then(() => undefined, (caught: unknown) => caught);
+    const error = await handle.result().then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
     const cause = error instanceof WorkflowFailedError ? error.cause : undefined;
     const details = cause instanceof ApplicationFailure ? (cause.details?.[0] as TaskResult | undefined) : undefined;
-    return { ...base, status: 'failed', reason: `${details?.reason ? `${details.reason}: ` : ''}${cause?.message ?? 'failed'}`, tokens: tokensOf(details?.usage), costUsd: details?.costUsd ?? 0 };
+    return {
+      ...base,
+      status: 'failed',
+      reason: `${details?.reason ? `${details.reason}: ` : ''}${cause?.message ?? 'failed'}`,
+      tokens: tokensOf(details?.usage),
+      costUsd: details?.costUsd ?? 0,
+    };
   }
   return { ...base, status: execStatus.toLowerCase(), tokens: 0, costUsd: 0 };
 }
@@ -104,18 +131,39 @@ async function describeExecution(client: Client, execution: WorkflowExecutionInf
 export function renderReport(report: Report, now = Date.now()): string {
   const lines = [
     `codeloop report since ${report.since}`,
-    `tasks: ${Object.entries(report.tasks).map(([status, count]) => `${count} ${status}`).join(' · ') || 'none'}`,
+    `tasks: ${
+      Object.entries(report.tasks)
+        .map(([status, count]) => `${count} ${status}`)
+        .join(' · ') || 'none'
+    }`,
     `tokens ${formatCount(report.tokens)} · cost $${report.costUsd.toFixed(2)}`,
   ];
   const section = (title: string, rows: ReportRow[], line: (row: ReportRow) => string[]) => {
     if (rows.length) lines.push('', title, ...rows.flatMap(line));
   };
-  section('batches:', report.rows.filter((row) => row.kind === 'batch'), (row) => [`  ${row.workflowId}  ${row.status}  ${row.summary ?? ''}  $${row.costUsd.toFixed(2)}`]);
-  section('failed:', report.rows.filter((row) => row.kind === 'task' && row.status === 'failed'), (row) => [`  ${row.workflowId}  ${row.reason}`]);
-  section('waiting for you (npx codeloop blockers answer <workflow-id> --blocker <id> "…"):', report.rows.filter((row) => row.questions?.length), (row) =>
-    row.questions!.map((q) => `  ${row.workflowId}  ${q.blockerId} (${formatDuration(now - Date.parse(q.askedAt))}): ${q.question.replace(/\s+/g, ' ')}`),
+  section(
+    'batches:',
+    report.rows.filter((row) => row.kind === 'batch'),
+    (row) => [`  ${row.workflowId}  ${row.status}  ${row.summary ?? ''}  $${row.costUsd.toFixed(2)}`],
   );
-  section('completed:', report.rows.filter((row) => row.kind === 'task' && row.status === 'completed'), (row) => [`  ${row.workflowId}  ${(row.summary ?? '').replace(/\s+/g, ' ').slice(0, 100)}`]);
+  section(
+    'failed:',
+    report.rows.filter((row) => row.kind === 'task' && row.status === 'failed'),
+    (row) => [`  ${row.workflowId}  ${row.reason}`],
+  );
+  section(
+    'waiting for you (npx codeloop blockers answer <workflow-id> --blocker <id> "…"):',
+    report.rows.filter((row) => row.questions?.length),
+    (row) =>
+      row.questions!.map(
+        (q) => `  ${row.workflowId}  ${q.blockerId} (${formatDuration(now - Date.parse(q.askedAt))}): ${q.question.replace(/\s+/g, ' ')}`,
+      ),
+  );
+  section(
+    'completed:',
+    report.rows.filter((row) => row.kind === 'task' && row.status === 'completed'),
+    (row) => [`  ${row.workflowId}  ${(row.summary ?? '').replace(/\s+/g, ' ').slice(0, 100)}`],
+  );
   return lines.join('\n');
 }
 

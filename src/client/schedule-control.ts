@@ -13,7 +13,12 @@ export async function scheduleHandle(client: Client, name: string): Promise<Sche
   return handle;
 }
 
-async function control(name: string, options: OutputOptions, action: string, body: (handle: ScheduleHandle) => Promise<void>): Promise<void> {
+async function control(
+  name: string,
+  options: OutputOptions,
+  action: string,
+  body: (handle: ScheduleHandle) => Promise<void>,
+): Promise<void> {
   await withClient(async (client) => {
     await body(await scheduleHandle(client, name));
     emit(options, { scheduleId: name, action }, () => `${action}: ${name}`);
@@ -23,7 +28,8 @@ async function control(name: string, options: OutputOptions, action: string, bod
 export const pauseSchedule = (name: string, options: OutputOptions & { note?: string }) =>
   control(name, options, 'paused', (handle) => handle.pause(options.note ?? 'paused with codeloop'));
 
-export const unpauseSchedule = (name: string, options: OutputOptions) => control(name, options, 'unpaused', (handle) => handle.unpause('unpaused with codeloop'));
+export const unpauseSchedule = (name: string, options: OutputOptions) =>
+  control(name, options, 'unpaused', (handle) => handle.unpause('unpaused with codeloop'));
 
 export const deleteSchedule = (name: string, options: OutputOptions) => control(name, options, 'deleted', (handle) => handle.delete());
 
@@ -42,6 +48,7 @@ export const backfillSchedule = (name: string, options: OutputOptions & { start:
   control(name, options, 'backfilled', async (handle) => {
     const start = new Date(options.start);
     const end = new Date(options.end);
-    if (Number.isNaN(start.getTime()) || Number.isNaN(end.getTime())) throw new CliError('--start and --end must be dates, e.g. 2026-11-20T00:00:00Z', 2);
+    if (Number.isNaN(start.getTime()) || Number.isNaN(end.getTime()))
+      throw new CliError('--start and --end must be dates, e.g. 2026-11-20T00:00:00Z', 2);
     await handle.backfill({ start, end, overlap: options.overlap ? toOverlapPolicy(options.overlap) : undefined });
   });

@@ -28,20 +28,38 @@ export async function createSchedule(name: string, options: ScheduleCreateOption
       await client.schedule.create({
         scheduleId: name,
         spec: { cronExpressions: [options.cron], timezone: options.timezone },
-        action: { type: 'startWorkflow', workflowType: 'batchConductorWorkflow', args: [input] as Parameters<typeof batchConductorWorkflow>, taskQueue, workflowId: name },
+        action: {
+          type: 'startWorkflow',
+          workflowType: 'batchConductorWorkflow',
+          args: [input] as Parameters<typeof batchConductorWorkflow>,
+          taskQueue,
+          workflowId: name,
+        },
         policies: { overlap: toOverlapPolicy(options.overlap), catchupWindow: options.catchupWindow },
         state: { note: `codeloop batch from ${options.batch}` },
         // Temporal stores a cron as calendar specs; the memo keeps the line the operator wrote.
         memo: { cron: options.cron, batchFile: options.batch },
       });
     } catch (error) {
-      if ((error as Error).name === 'ScheduleAlreadyRunning') throw new CliError(`schedule ${name} already exists; delete it first or pick another name`);
+      if ((error as Error).name === 'ScheduleAlreadyRunning')
+        throw new CliError(`schedule ${name} already exists; delete it first or pick another name`);
       throw new CliError(`cannot create schedule ${name}: ${(error as Error).message}`);
     }
     const description = await client.schedule.getHandle(name).describe();
     const next = description.info.nextActionTimes[0]?.toISOString();
-    emit(options, { scheduleId: name, cron: options.cron, timezone: options.timezone ?? 'UTC', overlap: options.overlap, catchupWindow: options.catchupWindow, nextRun: next, taskQueue }, (value) =>
-      `created schedule ${value.scheduleId}: "${value.cron}" (${value.timezone}), overlap ${value.overlap}, catch-up window ${value.catchupWindow}\n  next run: ${value.nextRun ?? 'none'}\n  run it now: npx codeloop schedule trigger ${value.scheduleId}`,
+    emit(
+      options,
+      {
+        scheduleId: name,
+        cron: options.cron,
+        timezone: options.timezone ?? 'UTC',
+        overlap: options.overlap,
+        catchupWindow: options.catchupWindow,
+        nextRun: next,
+        taskQueue,
+      },
+      (value) =>
+        `created schedule ${value.scheduleId}: "${value.cron}" (${value.timezone}), overlap ${value.overlap}, catch-up window ${value.catchupWindow}\n  next run: ${value.nextRun ?? 'none'}\n  run it now: npx codeloop schedule trigger ${value.scheduleId}`,
     );
   });
 }

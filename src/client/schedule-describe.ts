@@ -18,7 +18,10 @@ export async function describeSchedule(name: string, options: OutputOptions): Pr
       skippedOverlap: description.info.numActionsSkippedOverlap,
       missedCatchupWindow: description.info.numActionsMissedCatchupWindow,
       running: description.info.runningActions.map((action) => action.workflow.workflowId),
-      recent: description.info.recentActions.map((action) => ({ scheduledAt: action.scheduledAt.toISOString(), workflowId: action.action.workflow.workflowId })),
+      recent: description.info.recentActions.map((action) => ({
+        scheduledAt: action.scheduledAt.toISOString(),
+        workflowId: action.action.workflow.workflowId,
+      })),
       nextRuns: description.info.nextActionTimes.slice(0, 3).map((time) => time.toISOString()),
     };
     emit(options, view, (value) =>

@@ -29,7 +29,12 @@ export async function listSchedules(options: OutputOptions): Promise<void> {
     emit(options, rows, (list) =>
       list.length === 0
         ? 'no schedules'
-        : list.map((row) => `${row.scheduleId}  ${row.paused ? 'paused' : 'active'}  ${row.cron ? `"${row.cron}"  ` : ''}next ${row.nextRun ?? '-'}  last ${row.lastRun ?? '-'}${row.note ? `  (${row.note})` : ''}`).join('\n'),
+        : list
+            .map(
+              (row) =>
+                `${row.scheduleId}  ${row.paused ? 'paused' : 'active'}  ${row.cron ? `"${row.cron}"  ` : ''}next ${row.nextRun ?? '-'}  last ${row.lastRun ?? '-'}${row.note ? `  (${row.note})` : ''}`,
+            )
+            .join('\n'),
     );
   });
 }

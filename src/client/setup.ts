@@ -32,13 +32,19 @@ export async function setupCluster(options: OutputOptions): Promise<void> {
     const missing = Object.values(SEARCH_ATTRIBUTES).filter((name) => !(name in (existing.customAttributes ?? {})));
     if (missing.length > 0) {
       const keyword = proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
-      await connection.operatorService.addSearchAttributes({ namespace, searchAttributes: Object.fromEntries(missing.map((name) => [name, keyword])) });
+      await connection.operatorService.addSearchAttributes({
+        namespace,
+        searchAttributes: Object.fromEntries(missing.map((name) => [name, keyword])),
+      });
     }
     const report: SetupReport = {
       address,
       namespace,
       retention: seconds ? `${Math.round(seconds / 86_400)} days` : undefined,
-      searchAttributes: Object.values(SEARCH_ATTRIBUTES).map((name) => ({ name, action: missing.includes(name) ? 'registered' : 'already registered' })),
+      searchAttributes: Object.values(SEARCH_ATTRIBUTES).map((name) => ({
+        name,
+        action: missing.includes(name) ? 'registered' : 'already registered',
+      })),
     };
     emit(options, report, (value) =>
       [

@@ -25,10 +25,13 @@ export async function followTask(workflowId: string, options: OutputOptions): Pr
         for (const blocker of state.openBlockers) {
           if (announced.has(blocker.id)) continue;
           announced.add(blocker.id);
-          progress.log(`⏸ blocker ${blocker.id}: ${blocker.question}\n   answer: npx codeloop blockers answer ${workflowId} --blocker ${blocker.id} "…"`);
+          progress.log(
+            `⏸ blocker ${blocker.id}: ${blocker.question}\n   answer: npx codeloop blockers answer ${workflowId} --blocker ${blocker.id} "…"`,
+          );
         }
         const step = `${state.iteration}:${state.lastStep ?? ''}`;
-        if (step !== lastStep && state.lastStep) progress.log(`  [${state.phase}] ${state.iteration}/${state.maxIterations} ${state.lastStep}`);
+        if (step !== lastStep && state.lastStep)
+          progress.log(`  [${state.phase}] ${state.iteration}/${state.maxIterations} ${state.lastStep}`);
         lastStep = step;
         progress.status(statusLine(state));
       }
@@ -43,6 +46,8 @@ export async function followTask(workflowId: string, options: OutputOptions): Pr
 
 function statusLine(state: TaskStateSnapshot): string {
   const tokens = totalTokens(state.usage);
-  const blocked = state.openBlockers.length ? ` · WAITING FOR AN ANSWER (${state.openBlockers.map((blocker) => blocker.id).join(', ')})` : '';
+  const blocked = state.openBlockers.length
+    ? ` · WAITING FOR AN ANSWER (${state.openBlockers.map((blocker) => blocker.id).join(', ')})`
+    : '';
   return `${state.status} · ${state.phase} · iteration ${state.iteration}/${state.maxIterations} · ${formatCount(tokens)} tokens · $${state.costUsd.toFixed(4)}${state.runs > 1 ? ` · run ${state.runs}` : ''}${blocked}`;
 }

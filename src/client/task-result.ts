@@ -14,7 +14,10 @@ export async function showTaskResult(workflowId: string, options: TaskResultOpti
   await withClient(async (client) => {
     if (options.wait) {
       if (!options.json) process.stderr.write(`waiting for ${workflowId} to finish…\n`);
-      await client.workflow.getHandle(workflowId).result().catch(() => undefined);
+      await client.workflow
+        .getHandle(workflowId)
+        .result()
+        .catch(() => undefined);
     }
     const view = await viewTask(client, workflowId);
     emit(options, view, renderTaskView);

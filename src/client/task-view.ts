@@ -55,7 +55,9 @@ export function renderTaskView(view: TaskView): string {
   const lines = [`${view.workflowId}  [${view.execution.toLowerCase()}]`];
   if (state) {
     lines.push(`  ${state.title}`);
-    lines.push(`  status ${state.status} · phase ${state.phase} · iteration ${state.iteration}/${state.maxIterations}${state.runs > 1 ? ` · run ${state.runs}` : ''}`);
+    lines.push(
+      `  status ${state.status} · phase ${state.phase} · iteration ${state.iteration}/${state.maxIterations}${state.runs > 1 ? ` · run ${state.runs}` : ''}`,
+    );
     if (state.lastStep) lines.push(`  last step: ${state.lastStep}`);
     // A finished task's result says the same, with the final figures.
     if (!view.result) {

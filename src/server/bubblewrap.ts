@@ -12,8 +12,12 @@ export function ensureBubblewrap(mode: SandboxMode, log: (line: string) => void 
   if (mode === 'off' || findExecutable('bwrap')) return;
   const aptGet = findExecutable('apt-get');
   if (process.platform === 'linux' && aptGet && process.getuid?.() === 0) {
-    log('codeloop: installing bubblewrap, the sandbox for the agent\'s commands (apt-get install bubblewrap)');
-    const install = () => spawnSync(aptGet, ['install', '-y', '-qq', 'bubblewrap'], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    log("codeloop: installing bubblewrap, the sandbox for the agent's commands (apt-get install bubblewrap)");
+    const install = () =>
+      spawnSync(aptGet, ['install', '-y', '-qq', 'bubblewrap'], {
+        stdio: ['ignore', 'ignore', 'inherit'],
+        env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+      });
     if (install().status !== 0) {
       spawnSync(aptGet, ['update', '-qq'], { stdio: ['ignore', 'ignore', 'inherit'] });
       install();
@@ -22,6 +26,6 @@ export function ensureBubblewrap(mode: SandboxMode, log: (line: string) => void 
   }
   throw new Error(
     'bubblewrap is not installed and could not be installed here: install it (Debian/Ubuntu: sudo apt-get install bubblewrap; ' +
-      'Fedora: sudo dnf install bubblewrap), or set CODELOOP_SANDBOX=off to run the agent\'s commands unsandboxed (not recommended)',
+      "Fedora: sudo dnf install bubblewrap), or set CODELOOP_SANDBOX=off to run the agent's commands unsandboxed (not recommended)",
   );
 }

@@ -34,10 +34,15 @@ const TaskDefaultsSchema = z
       if (!Object.hasOwn(fields, key)) {
         context.addIssue({ code: 'custom', path: [key], message: describeUnknownKey(key, known) });
       } else if (SET_PER_TASK.has(key)) {
-        context.addIssue({ code: 'custom', path: [key], message: `the batch sets ${key} for each task itself; remove it from taskDefaults` });
+        context.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `the batch sets ${key} for each task itself; remove it from taskDefaults`,
+        });
       } else {
         const parsed = fields[key as keyof typeof fields].safeParse(value);
-        for (const issue of parsed.error?.issues ?? []) context.addIssue({ code: 'custom', path: [key, ...issue.path], message: issue.message });
+        for (const issue of parsed.error?.issues ?? [])
+          context.addIssue({ code: 'custom', path: [key, ...issue.path], message: issue.message });
       }
     }
   });
@@ -78,10 +83,21 @@ export const BatchInputSchema = objectWithKnownKeys({
   /** Task input fields every task gets unless it sets its own (approval, blockerTimeout, model, ...). */
   taskDefaults: TaskDefaultsSchema,
 }).superRefine((input, context) => {
-  if (input.tasks.length === 0 && !input.tasksFile) context.addIssue({ code: 'custom', path: ['tasks'], message: 'a batch needs tasks or a tasksFile' });
-  if (input.tasksFile && !input.workspace) context.addIssue({ code: 'custom', path: ['workspace'], message: 'tasksFile is read from the batch workspace, so workspace is required' });
+  if (input.tasks.length === 0 && !input.tasksFile)
+    context.addIssue({ code: 'custom', path: ['tasks'], message: 'a batch needs tasks or a tasksFile' });
+  if (input.tasksFile && !input.workspace)
+    context.addIssue({
+      code: 'custom',
+      path: ['workspace'],
+      message: 'tasksFile is read from the batch workspace, so workspace is required',
+    });
   input.tasks.forEach((task, index) => {
-    if (!task.workspace && !input.workspace) context.addIssue({ code: 'custom', path: ['tasks', index, 'workspace'], message: `task ${task.id} has no workspace and the batch has none` });
+    if (!task.workspace && !input.workspace)
+      context.addIssue({
+        code: 'custom',
+        path: ['tasks', index, 'workspace'],
+        message: `task ${task.id} has no workspace and the batch has none`,
+      });
   });
 });
 
@@ -105,5 +121,8 @@ export function assertValidDag(tasks: BatchTask[]): void {
  * `{ tasks: [...] }`, so either form's problems are named by the same paths (`tasks.3.dependsOn`).
  */
 export const TasksFileSchema = z
-  .preprocess((file) => (Array.isArray(file) ? { tasks: file } : file), objectWithKnownKeys({ tasks: taskList() }, 'must be a list of tasks, or { tasks: [...] }'))
+  .preprocess(
+    (file) => (Array.isArray(file) ? { tasks: file } : file),
+    objectWithKnownKeys({ tasks: taskList() }, 'must be a list of tasks, or { tasks: [...] }'),
+  )
   .transform((file) => file.tasks);

@@ -55,7 +55,8 @@ export interface Usage {
 export const emptyUsage = (): Usage => ({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });
 
 /** Every token a call counted, cached or not: what token caps and the CLI's totals count. */
-export const totalTokens = (usage: Usage): number => usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
+export const totalTokens = (usage: Usage): number =>
+  usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
 
 export function addUsage(a: Usage, b: Usage): Usage {
   return {

@@ -64,11 +64,11 @@ const descriptions: Record<ToolName, string> = {
     'Read a text file with line numbers. Files over 500 lines show the first 200 and last 50 unless you give a range. One call shows at most 2,000 lines and 100,000 characters, and cuts lines longer than 2,000 characters.',
   edit_file:
     'Edit a file with search/replace blocks. Each search block must match exactly one place; copy it from read_file output without the line numbers. Returns a unified diff, or the nearest lines when a block does not match. Edits UTF-8 text files only, never under .git/.',
-  create_file: 'Create a new file. Fails if the file exists: use edit_file for existing files. Never under .git/: codeloop manages git itself.',
+  create_file:
+    'Create a new file. Fails if the file exists: use edit_file for existing files. Never under .git/: codeloop manages git itself.',
   search_codebase: 'Search file contents with a regular expression. Skips binary files and files over 1 MB.',
   list_files: 'List files under a directory, skipping .git, node_modules and build output.',
-  run_command:
-    'Run a shell command in the workspace root. Output over 4,000 characters keeps the first and last 2,000.',
+  run_command: 'Run a shell command in the workspace root. Output over 4,000 characters keeps the first and last 2,000.',
   run_tests: "Run the project's tests (npm test or pytest). Without verbose, shows the first failing test.",
   raise_blocker:
     'Ask a human a question you cannot answer yourself: unclear requirements, missing access or credentials, an external service. The task waits for the answer, which comes back as this tool result.',

@@ -15,7 +15,9 @@ const EXPANDING_PARTS = new Set<WordPart['type']>([
 /** Whether a word's value comes, in whole or in part, from an expansion: `$(echo rm)`, `$CMD`, `r?`, `{r,m}`. */
 export function isExpanding(word: Word): boolean {
   const walk = (parts: readonly WordPart[] | undefined): boolean =>
-    (parts ?? []).some((part) => EXPANDING_PARTS.has(part.type) || ('parts' in part && walk(part.parts as readonly WordPart[] | undefined)));
+    (parts ?? []).some(
+      (part) => EXPANDING_PARTS.has(part.type) || ('parts' in part && walk(part.parts as readonly WordPart[] | undefined)),
+    );
   return walk(word.parts);
 }
 

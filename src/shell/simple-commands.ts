@@ -71,11 +71,16 @@ function readCommand(node: Command, pipedFrom: string[], depth: number, line: Co
   const words = [node.name, ...node.args].flatMap((argument): Word[] => {
     if (argument?.type === 'Word') return [argument];
     // `alias ll='…'`, `export A=…`: an argument the parser reads as an assignment, kept as the word it also is.
-    if (argument?.type === 'Assignment' && argument.value.type === 'Word') return [{ ...argument.value, value: `${argument.name}=${argument.value.value}`, text: argument.text }];
+    if (argument?.type === 'Assignment' && argument.value.type === 'Word')
+      return [{ ...argument.value, value: `${argument.name}=${argument.value.value}`, text: argument.text }];
     return [];
   });
   const writes = node.redirects.flatMap((redirect) =>
-    redirect.type === 'Redirect' && WRITE_OPERATORS.has(redirect.operator) && redirect.target && !isDescriptor(redirect.target.value) && !HARMLESS_TARGETS.has(redirect.target.value)
+    redirect.type === 'Redirect' &&
+    WRITE_OPERATORS.has(redirect.operator) &&
+    redirect.target &&
+    !isDescriptor(redirect.target.value) &&
+    !HARMLESS_TARGETS.has(redirect.target.value)
       ? [redirect.target.value]
       : [],
   );

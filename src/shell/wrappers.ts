@@ -22,7 +22,23 @@ const WRAPPERS: Record<string, { valued: string[]; positional?: number; assignme
   unbuffer: { valued: [] },
   busybox: { valued: [] },
   xargs: {
-    valued: ['-I', '-n', '-P', '-L', '-d', '-E', '-s', '-a', '--max-args', '--max-procs', '--delimiter', '--arg-file', '--max-lines', '--eof', '--max-chars'],
+    valued: [
+      '-I',
+      '-n',
+      '-P',
+      '-L',
+      '-d',
+      '-E',
+      '-s',
+      '-a',
+      '--max-args',
+      '--max-procs',
+      '--delimiter',
+      '--arg-file',
+      '--max-lines',
+      '--eof',
+      '--max-chars',
+    ],
   },
 };
 

@@ -34,7 +34,7 @@ test("Python with the workspace's ruff: autofix first, then what is left", async
   expect(readFileSync(path.join(workspace, 'app.py'), 'utf8')).toBe('\nprint(undefined_name)\n');
 }, 120_000);
 
-test('TypeScript: tsc --noEmit when the project has it, only this file\'s errors', async () => {
+test("TypeScript: tsc --noEmit when the project has it, only this file's errors", async () => {
   const workspace = makeWorkspace({
     'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true, noEmit: true, skipLibCheck: true }, include: ['*.ts'] }),
     'good.ts': 'export const n: number = 1;\n',
@@ -44,12 +44,18 @@ test('TypeScript: tsc --noEmit when the project has it, only this file\'s errors
   symlinkSync(path.resolve('node_modules'), path.join(workspace, 'node_modules'));
   expect(await lintFile(shell, workspace, 'good.ts')).toEqual({ linter: 'tsc --noEmit', errors: undefined });
   const bad = await lintFile(shell, workspace, 'bad.ts');
-  expect(bad?.errors).toContain("bad.ts(1,14): error TS2322");
+  expect(bad?.errors).toContain('bad.ts(1,14): error TS2322');
   expect(bad?.errors).not.toContain('other.ts');
 }, 60_000);
 
 test('JavaScript, JSON and YAML', async () => {
-  const workspace = makeWorkspace({ 'a.mjs': 'export const x = ;\n', 'c.json': '{"a": }', 'd.yaml': 'a: [1, 2\n', 'e.yaml': 'a: 1\n', 'notes.md': '# hi' });
+  const workspace = makeWorkspace({
+    'a.mjs': 'export const x = ;\n',
+    'c.json': '{"a": }',
+    'd.yaml': 'a: [1, 2\n',
+    'e.yaml': 'a: 1\n',
+    'notes.md': '# hi',
+  });
   expect((await lintFile(shell, workspace, 'a.mjs'))?.errors).toContain('SyntaxError');
   expect((await lintFile(shell, workspace, 'c.json'))?.linter).toBe('JSON parse');
   expect((await lintFile(shell, workspace, 'c.json'))?.errors).toBeDefined();
@@ -81,7 +87,9 @@ test("JavaScript with the workspace's eslint and config: --fix on the file, then
   );
   const bad = await lintFile(shell, workspace, 'bad.js');
   expect(bad?.linter).toBe('eslint');
-  expect(bad?.errors).toBe(`${workspace}/bad.js\n  1:7  error  'unused' is assigned a value but never used  no-unused-vars\n\n1 problem (1 error, 0 warnings)`);
+  expect(bad?.errors).toBe(
+    `${workspace}/bad.js\n  1:7  error  'unused' is assigned a value but never used  no-unused-vars\n\n1 problem (1 error, 0 warnings)`,
+  );
   expect(readFileSync(path.join(workspace, 'eslint-args.txt'), 'utf8')).toBe('--fix bad.js\n');
   expect(await lintFile(shell, workspace, 'good.js')).toEqual({ linter: 'eslint', errors: undefined });
 });

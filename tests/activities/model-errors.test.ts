@@ -4,7 +4,12 @@ import { describe, expect, test } from 'vitest';
 import { retryAfterMs, toModelFailure } from '../../src/activities/model-errors.js';
 
 const apiError = (status: number, type: string, headers: Record<string, string> = {}, errorCode?: string) =>
-  Anthropic.APIError.generate(status, { type: 'error', error: { type, message: 'boom', details: errorCode ? { error_code: errorCode } : undefined } }, undefined, new Headers(headers));
+  Anthropic.APIError.generate(
+    status,
+    { type: 'error', error: { type, message: 'boom', details: errorCode ? { error_code: errorCode } : undefined } },
+    undefined,
+    new Headers(headers),
+  );
 
 const failure = (error: unknown) => toModelFailure(error, 'host-a') as ApplicationFailure;
 

@@ -12,7 +12,7 @@ import { byTask, byTurn, type Responder } from '../support/fake-messages-api.js'
 import { useTaskHarness } from '../support/task-harness.js';
 import { uniqueName } from '../support/temporal.js';
 import { fileOnBranch, makeGitRepo } from '../support/workspace.js';
-import { eventually } from '../support/polling.js';
+import { eventually, eventuallyStatus } from '../support/polling.js';
 
 const harness = useTaskHarness('batch-cli');
 const env = () => ({ CODELOOP_TASK_QUEUE: harness.taskQueue });
@@ -70,8 +70,18 @@ test('the same batch input runs with `temporal workflow start`', async () => {
   const input = { workspace: repo, tasks: [{ id: 'greet', title: 'Greeting', description: 'Create hello.txt' }] };
   const workflowId = uniqueName('temporal-batch');
   await promisify(execFile)(findTemporalBinary()!, [
-    'workflow', 'start', '--type', 'batchConductorWorkflow', '--task-queue', harness.taskQueue,
-    '--workflow-id', workflowId, '--input', JSON.stringify(input), '--address', inject('temporalAddress'),
+    'workflow',
+    'start',
+    '--type',
+    'batchConductorWorkflow',
+    '--task-queue',
+    harness.taskQueue,
+    '--workflow-id',
+    workflowId,
+    '--input',
+    JSON.stringify(input),
+    '--address',
+    inject('temporalAddress'),
   ]);
   const result = (await harness.temporal.client.workflow.getHandle(workflowId).result()) as BatchResult;
   expect(result.status).toBe('completed');
@@ -85,24 +95,31 @@ test('batch cancel cancels the running task; an invalid DAG never starts', async
   writeFileSync(file, JSON.stringify({ workspace: repo, tasks: [{ id: 'stuck', title: 'Stuck', description: 'wait' }] }));
   const { workflowId } = JSON.parse((await runCli(['batch', 'start', file, '--json'], env())).stdout) as { workflowId: string };
   const child = harness.temporal.client.workflow.getHandle(`${workflowId}/stuck`);
-  await eventually(
-    () => child.describe().then((d) => d.searchAttributes.CodeloopStatus?.[0]).catch(() => undefined),
-    (status) => status === 'blocked',
-    'the batch child never showed CodeloopStatus blocked',
-    { timeoutMs: 30_000, intervalMs: 200 },
-  );
+  await eventuallyStatus(child, 'blocked', 'the batch child never showed CodeloopStatus blocked', { timeoutMs: 30_000, intervalMs: 200 });
   const cancelled = await runCli(['batch', 'cancel', workflowId, '--wait', '--json'], env());
   expect(JSON.parse(cancelled.stdout)).toMatchObject({ execution: 'CANCELLED' });
   expect((await child.describe()).status.name).toBe('CANCELLED');
 
-  writeFileSync(file, JSON.stringify({ workspace: repo, tasks: [{ id: 'a', title: 'A', description: 'x', dependsOn: ['b'] }, { id: 'b', title: 'B', description: 'y', dependsOn: ['a'] }] }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      workspace: repo,
+      tasks: [
+        { id: 'a', title: 'A', description: 'x', dependsOn: ['b'] },
+        { id: 'b', title: 'B', description: 'y', dependsOn: ['a'] },
+      ],
+    }),
+  );
   const invalid = await runCli(['batch', 'start', file], env());
   expect(invalid.code).toBe(2);
   expect(invalid.stderr).toContain('invalid batch: cycle: ');
 }, 120_000);
 
 const editValue = (to: string): Responder =>
-  byTurn([{ toolCalls: [{ name: 'edit_file', input: { path: 'value.txt', edits: [{ search: 'value = 1', replace: `value = ${to}` }] } }] }, { text: 'done' }]);
+  byTurn([
+    { toolCalls: [{ name: 'edit_file', input: { path: 'value.txt', edits: [{ search: 'value = 1', replace: `value = ${to}` }] } }] },
+    { text: 'done' },
+  ]);
 
 /** `blockers list --json`, polled until `wanted` rows are there (visibility lags the workflows a little). */
 async function listBlockersUntil(wanted: (rows: OpenBlockerRow[]) => boolean): Promise<OpenBlockerRow[]> {
@@ -114,7 +131,7 @@ async function listBlockersUntil(wanted: (rows: OpenBlockerRow[]) => boolean): P
   return eventually(list, wanted, 'blockers list never showed them', { timeoutMs: 30_000, intervalMs: 300 });
 }
 
-test('blockers list shows a blocked batch child and the batch\'s own merge conflict; blockers answer reaches each', async () => {
+test("blockers list shows a blocked batch child and the batch's own merge conflict; blockers answer reaches each", async () => {
   harness.fake.setResponder(
     byTask({
       'Pick a port': byTurn([{ toolCalls: [{ name: 'raise_blocker', input: { question: 'Which port?' } }] }, { text: 'done' }]),
@@ -133,10 +150,18 @@ test('blockers list shows a blocked batch child and the batch\'s own merge confl
   const { workflowId } = JSON.parse((await runCli(['batch', 'start', file, '--json'], env())).stdout) as { workflowId: string };
   const child = `${workflowId}/port`;
 
-  const rows = await listBlockersUntil((all) => all.some((row) => row.workflowId === child) && all.some((row) => row.workflowId === workflowId));
-  expect(rows.filter((row) => row.workflowId === child)).toMatchObject([{ workflowType: 'agentTaskWorkflow', blockerId: 'b1', origin: 'agent', question: 'Which port?' }]);
+  const rows = await listBlockersUntil(
+    (all) => all.some((row) => row.workflowId === child) && all.some((row) => row.workflowId === workflowId),
+  );
+  expect(rows.filter((row) => row.workflowId === child)).toMatchObject([
+    { workflowType: 'agentTaskWorkflow', blockerId: 'b1', origin: 'agent', question: 'Which port?' },
+  ]);
   const [conflict] = rows.filter((row) => row.workflowId === workflowId);
-  expect(conflict).toMatchObject({ workflowType: 'batchConductorWorkflow', origin: 'merge-conflict', options: ['resolved', 'retry', 'skip'] });
+  expect(conflict).toMatchObject({
+    workflowType: 'batchConductorWorkflow',
+    origin: 'merge-conflict',
+    options: ['resolved', 'retry', 'skip'],
+  });
   expect(conflict.question).toMatch(/^Merging task (two|three) .* conflicts in: value\.txt\./);
 
   const toChild = await runCli(['blockers', 'answer', child, '8080', '--json'], env());
@@ -148,7 +173,12 @@ test('blockers list shows a blocked batch child and the batch\'s own merge confl
 
   const result = (await harness.temporal.client.workflow.getHandle(workflowId).result()) as BatchResult;
   const loser = /^Merging task (\w+)/.exec(conflict.question)![1];
-  expect(Object.fromEntries(result.tasks.map((task) => [task.id, task.status]))).toEqual({ port: 'completed', two: 'completed', three: 'completed', [loser]: 'failed' });
+  expect(Object.fromEntries(result.tasks.map((task) => [task.id, task.status]))).toEqual({
+    port: 'completed',
+    two: 'completed',
+    three: 'completed',
+    [loser]: 'failed',
+  });
   expect(result.tasks.find((task) => task.id === loser)!.reason).toBe('merge conflict in value.txt');
 }, 120_000);
 

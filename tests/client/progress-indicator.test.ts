@@ -18,7 +18,13 @@ describe('on a terminal', () => {
     progress.status('running · iteration 1/30');
     progress.status('running · iteration 1/30');
     progress.status('running · iteration 2/30');
-    expect(written).toEqual(['⠋ running · iteration 1/30', CLEAR_LINE, '⠙ running · iteration 1/30', CLEAR_LINE, '⠹ running · iteration 2/30']);
+    expect(written).toEqual([
+      '⠋ running · iteration 1/30',
+      CLEAR_LINE,
+      '⠙ running · iteration 1/30',
+      CLEAR_LINE,
+      '⠹ running · iteration 2/30',
+    ]);
   });
 
   test('the spinner wraps after its ten frames', () => {

@@ -19,19 +19,32 @@ import { fileOnBranch, makeGitRepo, makeWorkspace } from '../support/workspace.j
 const harness = useTaskHarness('readme');
 const env = () => ({
   CODELOOP_TASK_QUEUE: harness.taskQueue,
-  GIT_AUTHOR_NAME: 'operator', GIT_AUTHOR_EMAIL: 'operator@localhost', GIT_COMMITTER_NAME: 'operator', GIT_COMMITTER_EMAIL: 'operator@localhost',
+  GIT_AUTHOR_NAME: 'operator',
+  GIT_AUTHOR_EMAIL: 'operator@localhost',
+  GIT_COMMITTER_NAME: 'operator',
+  GIT_COMMITTER_EMAIL: 'operator@localhost',
 });
 const onOurQueue: [string, string] = ['--task-queue codeloop', `--task-queue ${harness.taskQueue}`];
 
 /** The batches a schedule started, once the first shows in visibility. */
 const scheduledRuns = (scheduleId: string) =>
-  eventually(() => scheduledRunsOf(harness.temporal.client, scheduleId), (ids) => ids.length > 0, `schedule ${scheduleId} started no run`);
+  eventually(
+    () => scheduledRunsOf(harness.temporal.client, scheduleId),
+    (ids) => ids.length > 0,
+    `schedule ${scheduleId} started no run`,
+  );
 
 /** The tasks both README batches name, each creating one file. */
 const readmeTasks = () =>
   byTask({
-    'Task model': byTurn([{ toolCalls: [{ name: 'create_file', input: { path: 'task.py', content: 'TASK = 1\n' } }] }, { text: 'model done' }]),
-    'CLI commands': byTurn([{ toolCalls: [{ name: 'create_file', input: { path: 'cli.py', content: 'CLI = 1\n' } }] }, { text: 'cli done' }]),
+    'Task model': byTurn([
+      { toolCalls: [{ name: 'create_file', input: { path: 'task.py', content: 'TASK = 1\n' } }] },
+      { text: 'model done' },
+    ]),
+    'CLI commands': byTurn([
+      { toolCalls: [{ name: 'create_file', input: { path: 'cli.py', content: 'CLI = 1\n' } }] },
+      { text: 'cli done' },
+    ]),
   });
 
 /** A git repository at `<tmp>/my-repo`, the name the README uses. */
@@ -47,10 +60,18 @@ test("a task started with the README's `temporal workflow start` line and answer
   harness.fake.enqueue({ toolCalls: [{ name: 'raise_blocker', input: { question: 'Which database?' } }] }, { text: 'used the answer' });
   const workflowId = uniqueName('readme-task');
   const workspace = makeWorkspace();
-  await runShell(fillIn(readmeCommand('temporal workflow start --type agentTaskWorkflow'), [onOurQueue, ['/path/to/checkout', workspace], ['my-task', workflowId]]));
+  await runShell(
+    fillIn(readmeCommand('temporal workflow start --type agentTaskWorkflow'), [
+      onOurQueue,
+      ['/path/to/checkout', workspace],
+      ['my-task', workflowId],
+    ]),
+  );
   const handle = harness.temporal.client.workflow.getHandle(workflowId);
   await waitForBlockers(handle);
-  await runShell(fillIn(readmeCommand('temporal workflow signal --workflow-id <workflow-id> --name answerBlocker'), [['<workflow-id>', workflowId]]));
+  await runShell(
+    fillIn(readmeCommand('temporal workflow signal --workflow-id <workflow-id> --name answerBlocker'), [['<workflow-id>', workflowId]]),
+  );
   expect(await handle.result()).toMatchObject({ status: 'completed', summary: 'used the answer' });
   const lastTurn = harness.fake.requests.at(-1)!.body.messages.at(-1)!.content as Record<string, any>[];
   expect(lastTurn).toContainEqual(expect.objectContaining({ type: 'tool_result', content: expect.stringContaining('Use PostgreSQL 16') }));
@@ -85,13 +106,19 @@ test("the operator walkthrough, from tonight's tasks to the morning report, runs
   mkdirSync(home, { recursive: true });
   const name = uniqueName('nightly');
   const [evening, morning] = readmeShellBlock('schedule create nightly').split('# 3. in the morning');
-  const names: [string | RegExp, string][] = [['/path/to/my-repo', repo], [/\bnightly\b(?!\.yaml)/g, name]];
+  const names: [string | RegExp, string][] = [
+    ['/path/to/my-repo', repo],
+    [/\bnightly\b(?!\.yaml)/g, name],
+  ];
   await runShell(fillIn(evening!, names), { ...env(), HOME: home });
 
   const runs = await scheduledRuns(name);
   expect(runs.length).toBeGreaterThanOrEqual(1);
   const batch = await result(runs[0]!);
-  expect(batch.tasks.map((task) => [task.id, task.status])).toEqual([['model', 'completed'], ['cli', 'completed']]);
+  expect(batch.tasks.map((task) => [task.id, task.status])).toEqual([
+    ['model', 'completed'],
+    ['cli', 'completed'],
+  ]);
   expect(fileOnBranch(repo, batch.integrationBranch!, 'task.py')).toBe('TASK = 1\n');
 
   const report = await runShell(fillIn(morning!, [['<batch-workflow-id>', runs[0]!]]), env());
@@ -99,7 +126,13 @@ test("the operator walkthrough, from tonight's tasks to the morning report, runs
   expect(report.stdout).toMatch(/✓ +model[\s\S]*✓ +cli/);
 
   const rawName = uniqueName('raw-nightly');
-  await runShell(fillIn(readmeCommand('temporal schedule create --schedule-id nightly'), [onOurQueue, ['/path/to/my-repo', repo], [/\bnightly\b/g, rawName]]));
+  await runShell(
+    fillIn(readmeCommand('temporal schedule create --schedule-id nightly'), [
+      onOurQueue,
+      ['/path/to/my-repo', repo],
+      [/\bnightly\b/g, rawName],
+    ]),
+  );
   await runShell(`npx codeloop schedule trigger ${rawName}`, env());
   const [rawRun] = await scheduledRuns(rawName);
   expect((await result(rawRun!)).status).toBe('completed');

@@ -12,7 +12,8 @@ import { eventually } from '../support/polling.js';
 
 const harness = useTaskHarness('report');
 const env = () => ({ CODELOOP_TASK_QUEUE: harness.taskQueue });
-const start = (title: string, extra: Record<string, unknown> = {}) => harness.start({ title, description: title, workspace: makeWorkspace({ 'a.txt': 'a' }), ...extra });
+const start = (title: string, extra: Record<string, unknown> = {}) =>
+  harness.start({ title, description: title, workspace: makeWorkspace({ 'a.txt': 'a' }), ...extra });
 
 test('report: completed, failed with reason, blocked with its question, tokens and cost', async () => {
   harness.fake.setResponder(
@@ -68,7 +69,12 @@ test('task follow shows steps and the open blocker with its answer command, unti
   follower.stderr.on('data', (chunk) => (stderr += chunk));
   const exited = new Promise<number>((resolve) => follower.on('exit', (code) => resolve(code ?? -1)));
   await waitForBlockers(handle);
-  await eventually(async () => stderr, (text) => text.includes('Ship it?'), 'follow never printed the blocker', { timeoutMs: 10_000, intervalMs: 200 });
+  await eventually(
+    async () => stderr,
+    (text) => text.includes('Ship it?'),
+    'follow never printed the blocker',
+    { timeoutMs: 10_000, intervalMs: 200 },
+  );
   await handle.signal(answerBlockerSignal, { answer: 'yes' });
   expect(await exited).toBe(0);
   expect(stderr).toContain('read a.txt');

@@ -38,16 +38,41 @@ test('report: a batch row while it runs and once it ends, with its counts, token
   const handle = await harness.temporal.client.workflow.start<typeof batchConductorWorkflow>('batchConductorWorkflow', {
     taskQueue: harness.taskQueue,
     workflowId,
-    args: [{ workspace: makeGitRepo(), maxParallel: 3, tasks: [task('done', 'Report done'), task('asks', 'Report asks'), task('broken', 'Report broken'), task('after', 'Report after', ['broken'])] }],
+    args: [
+      {
+        workspace: makeGitRepo(),
+        maxParallel: 3,
+        tasks: [
+          task('done', 'Report done'),
+          task('asks', 'Report asks'),
+          task('broken', 'Report broken'),
+          task('after', 'Report after', ['broken']),
+        ],
+      },
+    ],
   });
-  await waitForBatch(harness.temporal.client.workflow.getHandle(workflowId), (state) => state.counts.completed === 1 && state.counts.skipped === 1 && state.tasks.some((t) => t.id === 'asks' && t.blockedOn));
+  await waitForBatch(
+    harness.temporal.client.workflow.getHandle(workflowId),
+    (state) => state.counts.completed === 1 && state.counts.skipped === 1 && state.tasks.some((t) => t.id === 'asks' && t.blockedOn),
+  );
 
   // Running: the tasks that have ended so far count; the blocked task's question is on its own row.
   const usedSoFar = usageOf('Report done');
   let rows = (await report()).rows;
-  expect(rows.find((row) => row.workflowId === workflowId)).toMatchObject({ kind: 'batch', status: 'running', summary: '1/4 tasks done', questions: [], tokens: tokensOf(usedSoFar) });
+  expect(rows.find((row) => row.workflowId === workflowId)).toMatchObject({
+    kind: 'batch',
+    status: 'running',
+    summary: '1/4 tasks done',
+    questions: [],
+    tokens: tokensOf(usedSoFar),
+  });
   expect(rows.find((row) => row.workflowId === workflowId)!.costUsd).toBeCloseTo(costOf(usedSoFar, 'claude-test'), 12);
-  expect(rows.find((row) => row.workflowId === `${workflowId}/asks`)).toMatchObject({ kind: 'task', batchId: workflowId, status: 'blocked', questions: [{ question: 'Which region?' }] });
+  expect(rows.find((row) => row.workflowId === `${workflowId}/asks`)).toMatchObject({
+    kind: 'task',
+    batchId: workflowId,
+    status: 'blocked',
+    questions: [{ question: 'Which region?' }],
+  });
   expect(tokensOf(usedSoFar)).toBeGreaterThan(0);
 
   await harness.temporal.client.workflow.getHandle(`${workflowId}/asks`).signal(answerBlockerSignal, { answer: 'eu' });
@@ -55,10 +80,17 @@ test('report: a batch row while it runs and once it ends, with its counts, token
   const used = usageOf('Report done', 'Report asks');
   rows = (await report()).rows;
   const ended = rows.find((row) => row.workflowId === workflowId)!;
-  expect(ended).toMatchObject({ kind: 'batch', status: 'failed', summary: '2/4 tasks completed, 1 failed, 1 skipped', tokens: tokensOf(used) });
+  expect(ended).toMatchObject({
+    kind: 'batch',
+    status: 'failed',
+    summary: '2/4 tasks completed, 1 failed, 1 skipped',
+    tokens: tokensOf(used),
+  });
   expect(ended.costUsd).toBeCloseTo(costOf(used, 'claude-test'), 12);
   expect(tokensOf(used)).toBeGreaterThan(tokensOf(usedSoFar));
   // Other files' batches share the server, so only this batch's line, under the batches heading, is checked.
   const printed = await text();
-  expect(printed.slice(printed.indexOf('batches:'))).toContain(`\n  ${workflowId}  failed  2/4 tasks completed, 1 failed, 1 skipped  $${costOf(used, 'claude-test').toFixed(2)}\n`);
+  expect(printed.slice(printed.indexOf('batches:'))).toContain(
+    `\n  ${workflowId}  failed  2/4 tasks completed, 1 failed, 1 skipped  $${costOf(used, 'claude-test').toFixed(2)}\n`,
+  );
 }, 120_000);

@@ -5,7 +5,7 @@ import type { BatchResult } from '../../src/shared/batch-state.js';
 import { answerBlockerSignal } from '../../src/shared/messages.js';
 import { runCli } from '../support/cli.js';
 import { byTask, byTurn } from '../support/fake-messages-api.js';
-import { eventually } from '../support/polling.js';
+import { eventually, eventuallyStatus } from '../support/polling.js';
 import { scheduledRuns as scheduledRunsOf } from '../support/schedules.js';
 import { useTaskHarness } from '../support/task-harness.js';
 import { uniqueName } from '../support/temporal.js';
@@ -40,14 +40,21 @@ test('create, trigger, pause and unpause; the tasks file is read when the run st
   harness.fake.setResponder(scripts());
   const name = uniqueName('nightly');
   const { repo, batchFile } = scheduledBatch('one');
-  const created = await runCli(['schedule', 'create', name, '--cron', NEVER_SOON, '--batch', batchFile, '--timezone', 'Europe/Paris', '--json'], env());
+  const created = await runCli(
+    ['schedule', 'create', name, '--cron', NEVER_SOON, '--batch', batchFile, '--timezone', 'Europe/Paris', '--json'],
+    env(),
+  );
   expect(created.stderr).toBe('');
   expect(JSON.parse(created.stdout)).toMatchObject({ scheduleId: name, overlap: 'skip', catchupWindow: '1h', timezone: 'Europe/Paris' });
 
   // Tonight's file differs from the one the schedule was created with.
   writeFileSync(path.join(repo, 'tasks.yaml'), tasksYaml('two'));
   expect((await runCli(['schedule', 'trigger', name], env())).code).toBe(0);
-  const [runId] = await eventually(() => scheduledRuns(name), (runs) => runs.length === 1, 'no scheduled run');
+  const [runId] = await eventually(
+    () => scheduledRuns(name),
+    (runs) => runs.length === 1,
+    'no scheduled run',
+  );
   expect(runId.startsWith(`${name}-`)).toBe(true);
   const result = (await harness.temporal.client.workflow.getHandle(runId).result()) as BatchResult;
   expect(result.status).toBe('completed');
@@ -75,10 +82,17 @@ test('backfill takes exactly the runs due in the window, each named and batched 
   expect(invalid.stderr).toContain('--start and --end must be dates');
 
   // The window holds the firings of 2025-01-01 and 2026-01-01, not those of 2024 or 2027; buffer-all runs both.
-  const backfilled = await runCli(['schedule', 'backfill', name, '--start', '2024-12-31T12:00:00Z', '--end', '2026-01-01T12:00:00Z', '--overlap', 'buffer-all'], env());
+  const backfilled = await runCli(
+    ['schedule', 'backfill', name, '--start', '2024-12-31T12:00:00Z', '--end', '2026-01-01T12:00:00Z', '--overlap', 'buffer-all'],
+    env(),
+  );
   expect(backfilled).toMatchObject({ code: 0, stdout: `backfilled: ${name}\n` });
   const expected = ['2025-01-01T00:00:00Z', '2026-01-01T00:00:00Z'].map((time) => `${name}-${time}`);
-  const runs = await eventually(() => scheduledRuns(name), (ids) => ids.length >= 2, 'backfill started no runs');
+  const runs = await eventually(
+    () => scheduledRuns(name),
+    (ids) => ids.length >= 2,
+    'backfill started no runs',
+  );
   expect(runs).toEqual(expected);
   for (const runId of runs) {
     const result = (await harness.temporal.client.workflow.getHandle(runId).result()) as BatchResult;
@@ -94,9 +108,13 @@ test('under the skip policy, a second trigger while a batch is running is skippe
   const { batchFile } = scheduledBatch('slow');
   await runCli(['schedule', 'create', name, '--cron', NEVER_SOON, '--batch', batchFile], env());
   await runCli(['schedule', 'trigger', name], env());
-  const [runId] = await eventually(() => scheduledRuns(name), (runs) => runs.length === 1, 'no scheduled run');
+  const [runId] = await eventually(
+    () => scheduledRuns(name),
+    (runs) => runs.length === 1,
+    'no scheduled run',
+  );
   const child = harness.temporal.client.workflow.getHandle(`${runId}/slow`);
-  await eventually(() => child.describe().then((d) => d.searchAttributes.CodeloopStatus?.[0]).catch(() => undefined), (status) => status === 'blocked', 'child never blocked');
+  await eventuallyStatus(child, 'blocked', 'child never blocked');
 
   await runCli(['schedule', 'trigger', name], env());
   const described = await eventually(

@@ -10,9 +10,15 @@ const harness = useTaskHarness('cli');
 const env = () => ({ CODELOOP_TASK_QUEUE: harness.taskQueue });
 
 test('task start, blockers list, blockers answer, task status and result, all with --json', async () => {
-  harness.fake.enqueue({ toolCalls: [{ name: 'raise_blocker', input: { question: 'Keep the old flag?' } }] }, { text: 'Kept the old flag.' });
+  harness.fake.enqueue(
+    { toolCalls: [{ name: 'raise_blocker', input: { question: 'Keep the old flag?' } }] },
+    { text: 'Kept the old flag.' },
+  );
   const workspace = makeWorkspace({ 'a.txt': 'a' });
-  const started = await runCli(['task', 'start', '--workspace', workspace, '--title', 'Flag cleanup', 'Remove unused flags', '--json'], env());
+  const started = await runCli(
+    ['task', 'start', '--workspace', workspace, '--title', 'Flag cleanup', 'Remove unused flags', '--json'],
+    env(),
+  );
   expect(started.code).toBe(0);
   const { workflowId, url } = JSON.parse(started.stdout) as { workflowId: string; url: string };
   expect(workflowId).toMatch(/^task-flag-cleanup-[0-9a-f]{8}$/);
@@ -24,7 +30,10 @@ test('task start, blockers list, blockers answer, task status and result, all wi
     expect(listed.code).toBe(0);
     return (JSON.parse(listed.stdout) as OpenBlockerRow[]).filter((row) => row.workflowId === workflowId);
   };
-  const mine = await eventually(listMine, (rows) => rows.length > 0, 'blockers list never showed the task', { timeoutMs: 10_000, intervalMs: 200 });
+  const mine = await eventually(listMine, (rows) => rows.length > 0, 'blockers list never showed the task', {
+    timeoutMs: 10_000,
+    intervalMs: 200,
+  });
   expect(mine).toMatchObject([{ blockerId: 'b1', question: 'Keep the old flag?', origin: 'agent', workflowType: 'agentTaskWorkflow' }]);
   expect(mine[0].ageMs).toBeGreaterThanOrEqual(0);
 
@@ -38,11 +47,19 @@ test('task start, blockers list, blockers answer, task status and result, all wi
 
   const answered = await runCli(['blockers', 'answer', workflowId, 'yes, keep it', '--json'], env());
   expect(answered.code).toBe(0);
-  expect(JSON.parse(answered.stdout)).toMatchObject({ via: 'update', blockerId: 'b1', question: 'Keep the old flag?', answer: 'yes, keep it' });
+  expect(JSON.parse(answered.stdout)).toMatchObject({
+    via: 'update',
+    blockerId: 'b1',
+    question: 'Keep the old flag?',
+    answer: 'yes, keep it',
+  });
 
   const result = await runCli(['task', 'result', workflowId, '--wait', '--json'], env());
   expect(result.code).toBe(0);
-  expect(JSON.parse(result.stdout)).toMatchObject({ execution: 'COMPLETED', result: { status: 'completed', summary: 'Kept the old flag.' } });
+  expect(JSON.parse(result.stdout)).toMatchObject({
+    execution: 'COMPLETED',
+    result: { status: 'completed', summary: 'Kept the old flag.' },
+  });
 
   const status = await runCli(['task', 'status', workflowId], env());
   expect(status.stdout).toContain(`${workflowId}  [completed]`);

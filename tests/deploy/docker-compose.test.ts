@@ -22,12 +22,34 @@ if (!compose && !required) console.warn('docker-compose.yml not checked: no comp
 test.runIf(compose || required)('docker-compose.yml passes `compose config` and wires codeloop to the cluster', () => {
   expect(compose, 'CODELOOP_REQUIRE_COMPOSE=1 but neither `docker compose` nor `docker-compose` is installed').toBeDefined();
   const [command, ...args] = compose!;
-  const rendered = execFileSync(command, [...args, '-f', 'docker-compose.yml', 'config'], { env: { ...process.env, ANTHROPIC_API_KEY: '' } }).toString();
+  const rendered = execFileSync(command, [...args, '-f', 'docker-compose.yml', 'config'], {
+    env: { ...process.env, ANTHROPIC_API_KEY: '' },
+  }).toString();
   const config = parse(rendered) as {
-    services: Record<string, { image?: string; entrypoint?: string[]; volumes?: unknown[]; environment?: Record<string, string>; depends_on?: Record<string, { condition: string }>; ports?: unknown[]; security_opt?: string[] }>;
+    services: Record<
+      string,
+      {
+        image?: string;
+        entrypoint?: string[];
+        volumes?: unknown[];
+        environment?: Record<string, string>;
+        depends_on?: Record<string, { condition: string }>;
+        ports?: unknown[];
+        security_opt?: string[];
+      }
+    >;
   };
   const services = config.services;
-  expect(Object.keys(services).sort()).toEqual(['codeloop-setup', 'codeloop-worker', 'postgresql', 'temporal', 'temporal-admin-tools', 'temporal-namespace', 'temporal-schema', 'temporal-ui']);
+  expect(Object.keys(services).sort()).toEqual([
+    'codeloop-setup',
+    'codeloop-worker',
+    'postgresql',
+    'temporal',
+    'temporal-admin-tools',
+    'temporal-namespace',
+    'temporal-schema',
+    'temporal-ui',
+  ]);
   expect(services.temporal.image).toMatch(/^temporalio\/server:/);
   expect(services.temporal.environment).toMatchObject({ DB: 'postgres12', POSTGRES_SEEDS: 'postgresql' });
   expect(services['temporal-ui'].environment).toMatchObject({ TEMPORAL_ADDRESS: 'temporal:7233' });
@@ -50,7 +72,12 @@ test('deploy/temporal-namespace.sh creates the namespace with 30-day retention, 
   const bin = mkdtempSync(path.join(tmpdir(), 'codeloop-bin-'));
   symlinkSync(findTemporalBinary()!, path.join(bin, 'temporal'));
   const namespace = uniqueName('compose');
-  const env = { ...process.env, PATH: `${bin}:${process.env.PATH}`, TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_NAMESPACE: namespace };
+  const env = {
+    ...process.env,
+    PATH: `${bin}:${process.env.PATH}`,
+    TEMPORAL_ADDRESS: inject('temporalAddress'),
+    TEMPORAL_NAMESPACE: namespace,
+  };
   const run = () => execFileSync('/bin/sh', ['deploy/temporal-namespace.sh'], { env }).toString();
 
   expect(run()).toContain(`namespace ${namespace} created`);

@@ -155,8 +155,11 @@ describe('only regular files are opened', () => {
       'file tools on FIFOs',
     );
     expect(Date.now() - started).toBeLessThan(2_000);
-    for (const result of results) expect(result).toMatchObject({ isError: true, content: expect.stringContaining('a FIFO (named pipe), not a regular file') });
-    expect(await settleWithin(readWorkspaceFile(workspace, { path: 'ok.txt' }), 2_000, 'read_file after the FIFOs')).toMatchObject({ isError: false });
+    for (const result of results)
+      expect(result).toMatchObject({ isError: true, content: expect.stringContaining('a FIFO (named pipe), not a regular file') });
+    expect(await settleWithin(readWorkspaceFile(workspace, { path: 'ok.txt' }), 2_000, 'read_file after the FIFOs')).toMatchObject({
+      isError: false,
+    });
     for (const fifo of fifos) expect(statSync(path.join(workspace, fifo)).isFIFO()).toBe(true);
   });
 
@@ -174,7 +177,8 @@ describe('only regular files are opened', () => {
         5_000,
         'file tools on a socket',
       );
-      for (const result of results) expect(result).toMatchObject({ isError: true, content: expect.stringContaining('a socket, not a regular file') });
+      for (const result of results)
+        expect(result).toMatchObject({ isError: true, content: expect.stringContaining('a socket, not a regular file') });
     } finally {
       server.close();
     }
@@ -190,7 +194,11 @@ describe('only regular files are opened', () => {
     }
     const read = await settleWithin(readWorkspaceFile(workspace, { path: 'zero' }), 5_000, 'read_file on /dev/zero');
     expect(read).toMatchObject({ isError: true, content: 'zero is a device, not a regular file; read_file reads only regular files' });
-    const edit = await settleWithin(editWorkspaceFile(workspace, { path: 'zero', edits: [{ search: 'a', replace: 'b' }] }), 5_000, 'edit_file');
+    const edit = await settleWithin(
+      editWorkspaceFile(workspace, { path: 'zero', edits: [{ search: 'a', replace: 'b' }] }),
+      5_000,
+      'edit_file',
+    );
     expect(edit).toMatchObject({ isError: true, content: expect.stringContaining('a device') });
   });
 
@@ -205,12 +213,18 @@ describe('only regular files are opened', () => {
 
   test('a directory given as a file path is refused by every file tool and left alone', async () => {
     const workspace = makeWorkspace({ 'src/a.ts': 'a\n' });
-    expect(await readWorkspaceFile(workspace, { path: 'src' })).toMatchObject({ isError: true, content: 'src is a directory; use list_files to see its contents' });
+    expect(await readWorkspaceFile(workspace, { path: 'src' })).toMatchObject({
+      isError: true,
+      content: 'src is a directory; use list_files to see its contents',
+    });
     expect(await editWorkspaceFile(workspace, { path: 'src', edits: [{ search: 'a', replace: 'b' }] })).toMatchObject({
       isError: true,
       content: 'src is a directory, not a regular file; edit_file edits only regular files',
     });
-    expect(await createWorkspaceFile(workspace, { path: 'src', content: 'x' })).toMatchObject({ isError: true, content: expect.stringContaining('src is a directory') });
+    expect(await createWorkspaceFile(workspace, { path: 'src', content: 'x' })).toMatchObject({
+      isError: true,
+      content: expect.stringContaining('src is a directory'),
+    });
     expect(await createWorkspaceFile(workspace, { path: '.', content: 'x' })).toMatchObject({ isError: true });
     expect(readdirSync(path.join(workspace, 'src'))).toEqual(['a.ts']);
   });
@@ -260,7 +274,12 @@ describe('read_file output is bounded', () => {
 
 describe('edit_file never corrupts a file', () => {
   test.each([
-    ['a Latin-1 file', 'names.py', Buffer.from('name = "Jos\xe9"\ncity = "K\xf6ln"\nx = 1\n', 'latin1'), 'names.py is not valid UTF-8 (line 1 has bytes'],
+    [
+      'a Latin-1 file',
+      'names.py',
+      Buffer.from('name = "Jos\xe9"\ncity = "K\xf6ln"\nx = 1\n', 'latin1'),
+      'names.py is not valid UTF-8 (line 1 has bytes',
+    ],
     ['a binary file', 'blob.bin', Buffer.from('header = 1\n\0\xff\xfe\x80\nx = 1\n', 'latin1'), 'blob.bin is a binary file'],
   ])('%s is refused and left byte for byte as it was', async (_kind, name, bytes, message) => {
     const workspace = makeWorkspace();
@@ -274,7 +293,10 @@ describe('edit_file never corrupts a file', () => {
     const before = '\ufeffconst greeting = "héllo wörld";\r\nconst count = 1;\r\nconst emoji = "🙂";\r\nmixed = 1;\nend();';
     const workspace = makeWorkspace();
     writeFileSync(path.join(workspace, 'a.ts'), before);
-    const result = await editWorkspaceFile(workspace, { path: 'a.ts', edits: [{ search: 'const count = 1;', replace: 'const count = 2;' }] });
+    const result = await editWorkspaceFile(workspace, {
+      path: 'a.ts',
+      edits: [{ search: 'const count = 1;', replace: 'const count = 2;' }],
+    });
     expect(result.isError).toBe(false);
     expect(readFileSync(path.join(workspace, 'a.ts')).equals(Buffer.from(before.replace('count = 1', 'count = 2')))).toBe(true);
   });
@@ -296,7 +318,10 @@ describe('edit_file never corrupts a file', () => {
     const first = await editWorkspaceFile(workspace, edit);
     expect(first).toEqual({ isError: true, content: expect.stringContaining('the edits leave a.ts unchanged') });
     expect(first.content).not.toContain('already in place');
-    expect(await editWorkspaceFile(workspace, edit, { attempt: 2 })).toMatchObject({ isError: false, content: expect.stringContaining('already in place') });
+    expect(await editWorkspaceFile(workspace, edit, { attempt: 2 })).toMatchObject({
+      isError: false,
+      content: expect.stringContaining('already in place'),
+    });
     expect(readFileSync(path.join(workspace, 'a.ts'), 'utf8')).toBe(before);
   });
 
@@ -304,7 +329,9 @@ describe('edit_file never corrupts a file', () => {
     const keys = Array.from({ length: 10 }, (_, index) => `key${index}`);
     const workspace = makeWorkspace({ 'settings.ini': keys.map((key) => `${key} = old`).join('\n') + '\n' });
     const results = await Promise.all(
-      keys.map((key) => editWorkspaceFile(workspace, { path: 'settings.ini', edits: [{ search: `${key} = old`, replace: `${key} = new` }] })),
+      keys.map((key) =>
+        editWorkspaceFile(workspace, { path: 'settings.ini', edits: [{ search: `${key} = old`, replace: `${key} = new` }] }),
+      ),
     );
     expect(results.filter((result) => result.isError)).toEqual([]);
     expect(readFileSync(path.join(workspace, 'settings.ini'), 'utf8')).toBe(keys.map((key) => `${key} = new`).join('\n') + '\n');
@@ -322,7 +349,7 @@ describe('edit_file never corrupts a file', () => {
   });
 });
 
-describe('.git is codeloop\'s', () => {
+describe(".git is codeloop's", () => {
   test('create_file and edit_file refuse to write under .git in any case or through a symlink; reading is fine', async () => {
     const workspace = makeWorkspace({ '.git/config': '[core]\n', '.git/HEAD': 'ref: refs/heads/main\n', 'src/a.ts': 'a\n' });
     symlinkSync('.git', path.join(workspace, 'meta'));
@@ -334,11 +361,15 @@ describe('.git is codeloop\'s', () => {
       editWorkspaceFile(workspace, { path: '.git/config', edits: [{ search: '[core]', replace: '[core]\n\thooksPath = /tmp' }] }),
       editWorkspaceFile(workspace, { path: 'meta/config', edits: [{ search: '[core]', replace: '[core]\n\tfsmonitor = evil' }] }),
     ]);
-    for (const result of writes) expect(result).toMatchObject({ isError: true, content: expect.stringContaining('codeloop manages git itself') });
+    for (const result of writes)
+      expect(result).toMatchObject({ isError: true, content: expect.stringContaining('codeloop manages git itself') });
     expect(readFileSync(path.join(workspace, '.git/config'), 'utf8')).toBe('[core]\n');
     expect(readdirSync(path.join(workspace, '.git')).sort()).toEqual(['HEAD', 'config']);
     expect(readdirSync(path.join(workspace, 'src'))).toEqual(['a.ts']);
-    expect(await readWorkspaceFile(workspace, { path: '.git/HEAD' })).toMatchObject({ isError: false, content: expect.stringContaining('1 | ref: refs/heads/main') });
+    expect(await readWorkspaceFile(workspace, { path: '.git/HEAD' })).toMatchObject({
+      isError: false,
+      content: expect.stringContaining('1 | ref: refs/heads/main'),
+    });
     expect(await createWorkspaceFile(workspace, { path: '.gitignore', content: 'dist/\n' })).toMatchObject({ isError: false });
   });
 });

@@ -49,7 +49,8 @@ function expectNothingFromOutside(outcome: ToolOutcome, outside: string): void {
   expect(outcome.content).not.toMatch(/:0:0:|nologin|:99999:|passwd|hostname|os-release/);
 }
 
-const search = (workspace: string, pattern: string, file_glob?: string) => searchCodebase(workspace, { pattern, file_glob, max_results: 50 });
+const search = (workspace: string, pattern: string, file_glob?: string) =>
+  searchCodebase(workspace, { pattern, file_glob, max_results: 50 });
 const list = (workspace: string, pattern?: string, dir?: string) => listWorkspaceFiles(workspace, { pattern, path: dir, max_depth: 10 });
 const listed = (outcome: ToolOutcome) => outcome.content.split('\n').slice(1);
 
@@ -117,7 +118,17 @@ describe('globs that lead out of the workspace are refused, naming the fix', () 
 
   test('absolute, ~ and .. patterns in file_glob and in list_files, also mixed into a brace set', async () => {
     const { workspace, outside } = makeWorkspaceWithOutside();
-    for (const glob of ['/etc/*', `${path.dirname(outside)}/*`, '{src,/etc}/*', '~/.*', '~root/*', '**/../..', '../**', 'src/../../*', '\\.\\./*']) {
+    for (const glob of [
+      '/etc/*',
+      `${path.dirname(outside)}/*`,
+      '{src,/etc}/*',
+      '~/.*',
+      '~root/*',
+      '**/../..',
+      '../**',
+      'src/../../*',
+      '\\.\\./*',
+    ]) {
       const searched = await search(workspace, '.', glob);
       expect(searched, glob).toMatchObject({ isError: true, content: expect.stringContaining('drop the leading /, ~ or ..') });
       expectNothingFromOutside(searched, outside);
@@ -132,34 +143,57 @@ describe('globs that lead out of the workspace are refused, naming the fix', () 
       );
     }
     const fromSrc = await list(workspace, '../*', 'src');
-    expect(fromSrc).toMatchObject({ isError: true, content: expect.stringContaining('pattern is relative to src (the directory it applies to)') });
+    expect(fromSrc).toMatchObject({
+      isError: true,
+      content: expect.stringContaining('pattern is relative to src (the directory it applies to)'),
+    });
   });
 
   test('brace sets that would expand to a million patterns are refused at once', async () => {
     const workspace = makeWorkspace({ 'a.txt': 'a\n' });
     const started = performance.now();
     for (const glob of ['{a,b}'.repeat(20), '{1..1000}{1..1000}', `{${'{x,y}'.repeat(8)},z}`]) {
-      expect(await search(workspace, 'a', glob), glob).toMatchObject({ isError: true, content: expect.stringContaining('expands to more than 100 patterns') });
-      expect(await list(workspace, glob), glob).toMatchObject({ isError: true, content: expect.stringContaining('expands to more than 100 patterns') });
+      expect(await search(workspace, 'a', glob), glob).toMatchObject({
+        isError: true,
+        content: expect.stringContaining('expands to more than 100 patterns'),
+      });
+      expect(await list(workspace, glob), glob).toMatchObject({
+        isError: true,
+        content: expect.stringContaining('expands to more than 100 patterns'),
+      });
     }
     expect(performance.now() - started).toBeLessThan(500);
   });
 
   test('the expansion count is never below what fast-glob makes, and exact for plain sets and ranges', () => {
     const cases: Array<[string, number]> = [
-      ['src/**/*.ts', 1], ['*.{ts,tsx,js}', 3], ['{src,tests}/**/*.{ts,js}', 4], ['{a,{b,c}}', 3], ['{1..20}', 20],
-      ['{a..e}', 5], ['{0..100..10}', 11], ['{,a}', 2], ['\\{a,b}', 1], ['{a}', 1], ['{a,b', 2], ['.{.,}/.{.,}/x', 4],
+      ['src/**/*.ts', 1],
+      ['*.{ts,tsx,js}', 3],
+      ['{src,tests}/**/*.{ts,js}', 4],
+      ['{a,{b,c}}', 3],
+      ['{1..20}', 20],
+      ['{a..e}', 5],
+      ['{0..100..10}', 11],
+      ['{,a}', 2],
+      ['\\{a,b}', 1],
+      ['{a}', 1],
+      ['{a,b', 2],
+      ['.{.,}/.{.,}/x', 4],
     ];
     for (const [pattern, count] of cases) {
       expect(countBraceExpansions(pattern), pattern).toBe(count);
-      expect(countBraceExpansions(pattern), pattern).toBeGreaterThanOrEqual(fg.generateTasks(pattern).flatMap((task) => task.patterns).length);
+      expect(countBraceExpansions(pattern), pattern).toBeGreaterThanOrEqual(
+        fg.generateTasks(pattern).flatMap((task) => task.patterns).length,
+      );
     }
   });
 
   test('globs with ./ and brace sets inside the workspace work as before, without the ./', async () => {
     const workspace = makeWorkspace({ 'src/a.ts': 'needle\n', 'tests/b.ts': 'needle\n', 'docs/c.md': 'needle\n' });
     expect((await search(workspace, 'needle', './src/*.ts')).content).toBe('1 matches for /needle/:\nsrc/a.ts:1: needle');
-    expect((await search(workspace, 'needle', '{src,tests}/*.ts')).content).toBe('2 matches for /needle/:\nsrc/a.ts:1: needle\ntests/b.ts:1: needle');
+    expect((await search(workspace, 'needle', '{src,tests}/*.ts')).content).toBe(
+      '2 matches for /needle/:\nsrc/a.ts:1: needle\ntests/b.ts:1: needle',
+    );
     expect(listed(await list(workspace, './**/*.ts'))).toEqual(['src/a.ts', 'tests/b.ts']);
     expect(listed(await list(workspace, 'src/./*'))).toEqual(['src/a.ts']);
   });
@@ -169,7 +203,16 @@ describe('symlinks never lead a glob outside', () => {
   test('a symlinked directory pointing outside is neither listed nor searched, whatever the glob', async () => {
     const { workspace, outside } = makeWorkspaceWithOutside();
     symlinkSync(outside, path.join(workspace, 'link-dir'));
-    for (const glob of ['link-dir/*', 'link-dir/**', 'link-dir/**/*.txt', '**/*', '*/*', 'link-dir/nested/*', 'link-dir/*-outside.txt', '{link-dir,src}/*']) {
+    for (const glob of [
+      'link-dir/*',
+      'link-dir/**',
+      'link-dir/**/*.txt',
+      '**/*',
+      '*/*',
+      'link-dir/nested/*',
+      'link-dir/*-outside.txt',
+      '{link-dir,src}/*',
+    ]) {
       const searched = await search(workspace, SEARCH, glob);
       expectNothingFromOutside(searched, outside);
       const listing = await list(workspace, glob);
@@ -205,7 +248,9 @@ describe('symlinks never lead a glob outside', () => {
   test('a directory swapped for a symlink to outside while globs walk it is never listed or read through', async () => {
     const { workspace, outside } = makeWorkspaceWithOutside();
     const stop = path.join(mkdtempSync(path.join(os.tmpdir(), 'codeloop-stop-')), 'stop');
-    const swapper = spawn(process.execPath, ['-e', SWAPPER, path.join(workspace, 'src'), outside, stop], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const swapper = spawn(process.execPath, ['-e', SWAPPER, path.join(workspace, 'src'), outside, stop], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let output = '';
     swapper.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const exited = new Promise((resolve) => swapper.on('exit', resolve));

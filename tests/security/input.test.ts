@@ -41,20 +41,34 @@ describe('workspace: refused by name in the schema, and by its real path when bo
     process.env.HOME = home;
   });
 
-  test.each(['/', '/etc', '/etc/', '//etc', '/./etc', '/tmp/../etc', '/usr/share', '/proc/self/root', '/tmp', '/home', '/root', '/home/alice'])(
-    'task input workspace %s is refused before anything starts',
-    async (workspace) => {
-      const error = await errorOf(() => parseTaskInput({ description: 'x', workspace }));
-      expect(error).toMatchObject({ type: 'InvalidInput', nonRetryable: true });
-      expect(error!.message).toMatch(/^invalid task input: workspace: ".+" .*(the root of the file system|system directory|home directory itself).*; pass the checkout/);
-    },
-  );
+  test.each([
+    '/',
+    '/etc',
+    '/etc/',
+    '//etc',
+    '/./etc',
+    '/tmp/../etc',
+    '/usr/share',
+    '/proc/self/root',
+    '/tmp',
+    '/home',
+    '/root',
+    '/home/alice',
+  ])('task input workspace %s is refused before anything starts', async (workspace) => {
+    const error = await errorOf(() => parseTaskInput({ description: 'x', workspace }));
+    expect(error).toMatchObject({ type: 'InvalidInput', nonRetryable: true });
+    expect(error!.message).toMatch(
+      /^invalid task input: workspace: ".+" .*(the root of the file system|system directory|home directory itself).*; pass the checkout/,
+    );
+  });
 
   test('a batch refuses the same workspaces, for itself and for each task', async () => {
     const batch = await errorOf(() => parseBatchInput({ workspace: '/var/', tasks: [task('a')] }));
     expect(batch?.message).toContain('workspace: "/var/" (/var) is a system directory');
     const perTask = await errorOf(() => parseBatchInput({ tasks: [{ ...task('a'), workspace: '/home/alice' }] }));
-    expect(perTask?.message).toContain('tasks.0.workspace: "/home/alice" is a home directory itself; pass the checkout inside it, e.g. /home/alice/project');
+    expect(perTask?.message).toContain(
+      'tasks.0.workspace: "/home/alice" is a home directory itself; pass the checkout inside it, e.g. /home/alice/project',
+    );
   });
 
   test('bindWorkspace refuses a system directory named directly', async () => {
@@ -104,7 +118,11 @@ describe('workspace: refused by name in the schema, and by its real path when bo
 describe('unknown keys are refused by name, never dropped', () => {
   test('task input: "aproval" would have left approval at never', async () => {
     const error = await errorOf(() => parseTaskInput({ description: 'x', workspace: '/tmp/x', aproval: 'always' }));
-    expect(error).toMatchObject({ type: 'InvalidInput', nonRetryable: true, message: 'invalid task input: unknown key "aproval" (did you mean "approval"?)' });
+    expect(error).toMatchObject({
+      type: 'InvalidInput',
+      nonRetryable: true,
+      message: 'invalid task input: unknown key "aproval" (did you mean "approval"?)',
+    });
   });
 
   test('batch input, each batch task, and several at once', async () => {
@@ -118,7 +136,11 @@ describe('unknown keys are refused by name, never dropped', () => {
 
   test('taskDefaults: each key must be a task input field the batch does not set itself, with a valid value', async () => {
     const error = await errorOf(() =>
-      parseBatchInput({ workspace: '/tmp/x', tasks: [task('a')], taskDefaults: { aproval: 'always', workspace: '/tmp/y', onStall: 'shrug' } }),
+      parseBatchInput({
+        workspace: '/tmp/x',
+        tasks: [task('a')],
+        taskDefaults: { aproval: 'always', workspace: '/tmp/y', onStall: 'shrug' },
+      }),
     );
     expect(error?.message).toContain('taskDefaults.aproval: unknown key "aproval" (did you mean "approval"?)');
     expect(error?.message).toContain('taskDefaults.workspace: the batch sets workspace for each task itself; remove it from taskDefaults');
@@ -126,7 +148,12 @@ describe('unknown keys are refused by name, never dropped', () => {
   });
 
   test('valid taskDefaults are kept as written, so their defaults do not override the batch network', () => {
-    const input = parseBatchInput({ workspace: '/tmp/x', network: 'on', tasks: [task('a')], taskDefaults: { approval: 'always', blockerTimeout: '1h' } });
+    const input = parseBatchInput({
+      workspace: '/tmp/x',
+      network: 'on',
+      tasks: [task('a')],
+      taskDefaults: { approval: 'always', blockerTimeout: '1h' },
+    });
     expect(input.taskDefaults).toEqual({ approval: 'always', blockerTimeout: '1h' });
     expect(input.network).toBe('on');
   });
@@ -141,7 +168,9 @@ describe('unknown keys are refused by name, never dropped', () => {
     expect((await errorOf(() => parseTasksFile('tasks: do everything', 'tasks.yaml')))?.message).toBe(
       'tasks file tasks.yaml: tasks: must be a list of tasks, each { id, title, description, dependsOn? }',
     );
-    expect(parseTasksFile('tasks: [{ id: a, title: A, description: d }]', 'tasks.yaml')).toEqual([{ id: 'a', title: 'A', description: 'd', dependsOn: [] }]);
+    expect(parseTasksFile('tasks: [{ id: a, title: A, description: d }]', 'tasks.yaml')).toEqual([
+      { id: 'a', title: 'A', description: 'd', dependsOn: [] },
+    ]);
   });
 });
 
@@ -248,7 +277,10 @@ describe('run_tests: test_path is a path inside the workspace, never an option',
     symlinkSync(outside, path.join(workspace, 'tests', 'elsewhere'));
     for (const testPath of [path.relative(workspace, outside), outside, 'tests/elsewhere']) {
       const result = await runTests({ workspace, input: { test_path: testPath } });
-      expect(result).toEqual({ isError: true, content: `path ${testPath} is outside the workspace; use a path relative to the workspace root` });
+      expect(result).toEqual({
+        isError: true,
+        content: `path ${testPath} is outside the workspace; use a path relative to the workspace root`,
+      });
     }
     expect(existsSync(path.join(outside, 'keep.txt'))).toBe(true);
   });
@@ -263,9 +295,21 @@ describe('run_tests: test_path is a path inside the workspace, never an option',
 
 describe('a package.json that cannot be read is a tool error and a note in the tech stack, never a failed activity', () => {
   const cases: [name: string, prepare: (workspace: string) => void, problem: string][] = [
-    ['malformed JSON', (workspace) => writeFileSync(path.join(workspace, 'package.json'), '{"scripts": {"test": '), 'it is not valid JSON ('],
-    ['JSON that is not an object', (workspace) => writeFileSync(path.join(workspace, 'package.json'), 'null'), 'it does not hold a JSON object'],
-    ['a FIFO, which would block a read for ever', (workspace) => execFileSync('mkfifo', [path.join(workspace, 'package.json')]), 'it is not a regular file'],
+    [
+      'malformed JSON',
+      (workspace) => writeFileSync(path.join(workspace, 'package.json'), '{"scripts": {"test": '),
+      'it is not valid JSON (',
+    ],
+    [
+      'JSON that is not an object',
+      (workspace) => writeFileSync(path.join(workspace, 'package.json'), 'null'),
+      'it does not hold a JSON object',
+    ],
+    [
+      'a FIFO, which would block a read for ever',
+      (workspace) => execFileSync('mkfifo', [path.join(workspace, 'package.json')]),
+      'it is not a regular file',
+    ],
     ['a directory', (workspace) => mkdirSync(path.join(workspace, 'package.json')), 'it is not a regular file'],
   ];
 
@@ -286,14 +330,20 @@ describe('a package.json that cannot be read is a tool error and a note in the t
     const workspace = makeWorkspace();
     symlinkSync(secret, path.join(workspace, 'package.json'));
     const result = await runTests({ workspace, input: {} });
-    expect(result).toEqual({ isError: true, content: 'package.json cannot be read: it is a symlink; fix it so run_tests can find the "test" script' });
+    expect(result).toEqual({
+      isError: true,
+      content: 'package.json cannot be read: it is a symlink; fix it so run_tests can find the "test" script',
+    });
     const project = await describeWorkspace(workspace);
     expect(project.techStack).toEqual(['Node.js', '(package.json cannot be read: it is a symlink)']);
   });
 
   test('a "test" script that is not a string is no test script at all', async () => {
     const workspace = makeWorkspace({ 'package.json': '{"scripts": {"test": 5}, "dependencies": "typescript"}' });
-    expect(await runTests({ workspace, input: {} })).toEqual({ isError: true, content: 'no test runner found: add a "test" script to package.json or pytest tests' });
+    expect(await runTests({ workspace, input: {} })).toEqual({
+      isError: true,
+      content: 'no test runner found: add a "test" script to package.json or pytest tests',
+    });
     expect((await describeWorkspace(workspace)).techStack).toEqual(['Node.js']);
   });
 });
@@ -317,14 +367,20 @@ describe('CLI: a bad file or option is one line naming the problem and the fix, 
     expect(unknownOption.code).toBe(1);
     expect(oneLine(unknownOption.stderr)).toBe("codeloop: unknown option '--prd'; add --help to see the command's usage");
     expect(missingPrd.code).toBe(2);
-    expect(oneLine(missingPrd.stderr)).toMatch(new RegExp(`^codeloop: cannot read the --prd file ${dir}/missing\\.md: no such file; pass the path of an existing file`));
+    expect(oneLine(missingPrd.stderr)).toMatch(
+      new RegExp(`^codeloop: cannot read the --prd file ${dir}/missing\\.md: no such file; pass the path of an existing file`),
+    );
     expect(missingBatch.code).toBe(2);
-    expect(oneLine(missingBatch.stderr)).toMatch(/^codeloop: cannot read the batch file .*missing\.yaml: no such file; pass the path of an existing file/);
+    expect(oneLine(missingBatch.stderr)).toMatch(
+      /^codeloop: cannot read the batch file .*missing\.yaml: no such file; pass the path of an existing file/,
+    );
     expect(tasksNotAList.code).toBe(2);
     expect(oneLine(tasksNotAList.stderr)).toBe(
       `codeloop: ${dir}/batch.yaml: invalid batch input: tasks: must be a list of tasks, each { id, title, description, dependsOn? }`,
     );
     expect(rootWorkspace.code).toBe(2);
-    expect(oneLine(rootWorkspace.stderr)).toMatch(/^codeloop: invalid task input: workspace: "\/" is the root of the file system, not a checkout; pass the checkout/);
+    expect(oneLine(rootWorkspace.stderr)).toMatch(
+      /^codeloop: invalid task input: workspace: "\/" is the root of the file system, not a checkout; pass the checkout/,
+    );
   }, 60_000);
 });

@@ -47,7 +47,10 @@ afterAll(() => {
 /** Processes on the host whose command line holds `marker`. */
 function survivors(marker: string): string[] {
   try {
-    return execFileSync('pgrep', ['-af', marker], { encoding: 'utf8' }).trim().split('\n').filter((line) => !line.includes('pgrep'));
+    return execFileSync('pgrep', ['-af', marker], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .filter((line) => !line.includes('pgrep'));
   } catch {
     return [];
   }
@@ -55,10 +58,15 @@ function survivors(marker: string): string[] {
 
 describe('secrets', () => {
   test("the worker's environment cannot be read through /proc (grandparent environ trick)", async () => {
-    const result = await run("GP=$(awk '{print $4}' /proc/$PPID/stat); tr '\\0' '\\n' < /proc/$GP/environ; cat /proc/*/environ | tr '\\0' '\\n'; ls /proc");
+    const result = await run(
+      "GP=$(awk '{print $4}' /proc/$PPID/stat); tr '\\0' '\\n' < /proc/$GP/environ; cat /proc/*/environ | tr '\\0' '\\n'; ls /proc",
+    );
     expect(result.content).not.toContain(SECRET);
     // Only the sandbox's own processes exist in its /proc: a handful of pids, none of them the worker.
-    const pids = result.content.split('\n').filter((line) => /^\d+$/.test(line)).map(Number);
+    const pids = result.content
+      .split('\n')
+      .filter((line) => /^\d+$/.test(line))
+      .map(Number);
     expect(pids.length).toBeLessThan(10);
     expect(pids).not.toContain(process.pid);
   });
@@ -67,14 +75,19 @@ describe('secrets', () => {
     const result = await run('env');
     expect(result.isError).toBe(false);
     expect(result.content).not.toContain(SECRET);
-    for (const name of ['DATABASE_URL', 'MYSQL_PWD', 'SLACK_WEBHOOK_URL', 'ANTHROPIC_API_KEY', 'TEMPORAL_ADDRESS']) expect(result.content).not.toContain(`${name}=`);
+    for (const name of ['DATABASE_URL', 'MYSQL_PWD', 'SLACK_WEBHOOK_URL', 'ANTHROPIC_API_KEY', 'TEMPORAL_ADDRESS'])
+      expect(result.content).not.toContain(`${name}=`);
     expect(result.content).toContain('PATH=');
     expect(result.content).toContain('HOME=/home/codeloop');
   });
 
   test('a task that lists a variable by name gets that one and no other', async () => {
     const workspace = makeWorkspace();
-    const result = await shell('echo "db=$DATABASE_URL pwd=$MYSQL_PWD"', { workspace, timeoutMs: 10_000, access: { network: 'off', env: ['DATABASE_URL'] } });
+    const result = await shell('echo "db=$DATABASE_URL pwd=$MYSQL_PWD"', {
+      workspace,
+      timeoutMs: 10_000,
+      access: { network: 'off', env: ['DATABASE_URL'] },
+    });
     expect(result.output).toContain(`db=postgres://u:${SECRET}@db/x pwd=\n`);
   });
 
@@ -82,7 +95,15 @@ describe('secrets', () => {
     const other = makeWorkspace({ 'private.txt': SECRET });
     const home = os.homedir();
     const result = await run(
-      [`cat ${outside}/secret.txt`, `cat ${other}/private.txt`, `ls -a ${home}`, 'ls -a /root', 'cat /etc/shadow', `ls ${home}/.ssh`, `cat ${home}/.npmrc`].join('; '),
+      [
+        `cat ${outside}/secret.txt`,
+        `cat ${other}/private.txt`,
+        `ls -a ${home}`,
+        'ls -a /root',
+        'cat /etc/shadow',
+        `ls ${home}/.ssh`,
+        `cat ${home}/.npmrc`,
+      ].join('; '),
     );
     expect(result.content).not.toContain(SECRET);
     expect(result.content).not.toMatch(/^root:/m);
@@ -103,7 +124,14 @@ describe('writes stay in the workspace', () => {
     const workspace = makeWorkspace();
     const marker = `codeloop-escape-${process.pid}`;
     const result = await run(
-      [`echo x > ${outside}/written.txt`, `echo x > /tmp/${marker}`, `echo x > ~/${marker}`, `touch /var/tmp/${marker}`, `touch /etc/${marker}`, 'echo ok > inside.txt'].join('; '),
+      [
+        `echo x > ${outside}/written.txt`,
+        `echo x > /tmp/${marker}`,
+        `echo x > ~/${marker}`,
+        `touch /var/tmp/${marker}`,
+        `touch /etc/${marker}`,
+        'echo ok > inside.txt',
+      ].join('; '),
       workspace,
     );
     expect(existsSync(path.join(outside, 'written.txt'))).toBe(false);
@@ -130,9 +158,11 @@ describe('writes stay in the workspace', () => {
     expect(existsSync(path.join(toolchain, 'written.txt'))).toBe(false);
   });
 
-  test("run_tests with a package.json test script that writes outside: it runs, sandboxed", async () => {
+  test('run_tests with a package.json test script that writes outside: it runs, sandboxed', async () => {
     const target = path.join(outside, 'from-test-script.txt');
-    const workspace = makeWorkspace({ 'package.json': JSON.stringify({ scripts: { test: `echo pwned > ${target}; rm -rf ${outside}; echo ran` } }) });
+    const workspace = makeWorkspace({
+      'package.json': JSON.stringify({ scripts: { test: `echo pwned > ${target}; rm -rf ${outside}; echo ran` } }),
+    });
     const result = await runWorkspaceTests(shell, workspace, {});
     expect(result.content).toContain('ran');
     expect(existsSync(target)).toBe(false);
@@ -147,11 +177,13 @@ describe('writes stay in the workspace', () => {
     expect(existsSync(target)).toBe(false);
   });
 
-  test("a linter the workspace provides (a stand-in eslint) runs sandboxed", async () => {
+  test('a linter the workspace provides (a stand-in eslint) runs sandboxed', async () => {
     const target = path.join(outside, 'from-linter.txt');
     const workspace = makeWorkspace({ 'eslint.config.js': 'export default [];\n', 'a.js': 'x\n' });
     mkdirSync(path.join(workspace, 'node_modules/.bin'), { recursive: true });
-    writeFileSync(path.join(workspace, 'node_modules/.bin/eslint'), `#!/bin/sh\ntouch ${target}\ncat /proc/*/environ\nexit 0\n`, { mode: 0o755 });
+    writeFileSync(path.join(workspace, 'node_modules/.bin/eslint'), `#!/bin/sh\ntouch ${target}\ncat /proc/*/environ\nexit 0\n`, {
+      mode: 0o755,
+    });
     const report = await lintFile(shell, workspace, 'a.js');
     expect(report?.linter).toBe('eslint');
     expect(existsSync(target)).toBe(false);
@@ -159,7 +191,10 @@ describe('writes stay in the workspace', () => {
 
   test(".git is read-only inside: no hook or config the worker's git would run can be planted", async () => {
     const repo = makeGitRepo();
-    const result = await run('echo "#!/bin/sh" > .git/hooks/post-commit; git config core.fsmonitor "touch /tmp/x"; echo changed > README.md', repo);
+    const result = await run(
+      'echo "#!/bin/sh" > .git/hooks/post-commit; git config core.fsmonitor "touch /tmp/x"; echo changed > README.md',
+      repo,
+    );
     expect(existsSync(path.join(repo, '.git/hooks/post-commit'))).toBe(false);
     expect(spawnSync('git', ['config', '--get', 'core.fsmonitor'], { cwd: repo, encoding: 'utf8' }).stdout).toBe('');
     expect(readFileSync(path.join(repo, 'README.md'), 'utf8')).toBe('changed\n');
@@ -177,7 +212,8 @@ describe('network', () => {
   });
   afterAll(() => server.close());
 
-  const connect = () => `python3 -c "import socket; s=socket.create_connection(('127.0.0.1', ${port}), timeout=3); print(s.recv(100).decode())"`;
+  const connect = () =>
+    `python3 -c "import socket; s=socket.create_connection(('127.0.0.1', ${port}), timeout=3); print(s.recv(100).decode())"`;
 
   test("off by default: a server on the worker's loopback (the Temporal frontend, say) cannot be reached", async () => {
     const result = await run(connect());
@@ -198,7 +234,9 @@ describe('zero survivors', () => {
     const marker = `4${process.pid % 1000}.${Date.now() % 100000}`;
     const daemon = `python3 -c "import os,time\nif os.fork()==0:\n  os.setsid()\n  if os.fork()==0:\n    time.sleep(${marker}1)\n  os._exit(0)"`;
     const started = Date.now();
-    const result = await run(`setsid sleep ${marker}2 & setsid -f sleep ${marker}3; nohup sleep ${marker}4 >/dev/null 2>&1 & ${daemon}; echo started`);
+    const result = await run(
+      `setsid sleep ${marker}2 & setsid -f sleep ${marker}3; nohup sleep ${marker}4 >/dev/null 2>&1 & ${daemon}; echo started`,
+    );
     expect(result.content).toContain('started');
     expect(Date.now() - started).toBeLessThan(5_000);
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -247,7 +285,8 @@ describe('zero survivors', () => {
 
 describe('limits', () => {
   test(`a fork bomb stops at ${MAX_PROCESSES} processes and the worker lives`, async () => {
-    const bomb = 'python3 -c "import os,time\nn=0\ntry:\n  while True:\n    if os.fork()==0:\n      time.sleep(30); os._exit(0)\n    n+=1\nexcept OSError as e:\n  print(\'stopped at\', n, e.strerror)"';
+    const bomb =
+      'python3 -c "import os,time\nn=0\ntry:\n  while True:\n    if os.fork()==0:\n      time.sleep(30); os._exit(0)\n    n+=1\nexcept OSError as e:\n  print(\'stopped at\', n, e.strerror)"';
     const started = Date.now();
     const result = await run(bomb, makeWorkspace(), 20);
     const count = Number(/stopped at (\d+)/.exec(result.content)?.[1]);
@@ -267,7 +306,9 @@ describe('limits', () => {
     expect(process.memoryUsage().rss - before).toBeLessThan(60_000_000);
     const described = await run("head -c 100000000 /dev/zero | tr '\\0' a");
     expect(described.isError).toBe(false);
-    expect(described.content).toMatch(/exit code 0 in [0-9.]+s\n\(the command wrote 100,000,000 bytes of output; only its beginning and end were kept\)/);
+    expect(described.content).toMatch(
+      /exit code 0 in [0-9.]+s\n\(the command wrote 100,000,000 bytes of output; only its beginning and end were kept\)/,
+    );
   }, 60_000);
 
   test('a file past the size limit ends the writer', async () => {

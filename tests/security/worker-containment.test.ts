@@ -8,7 +8,10 @@ const harness = useTaskHarness('containment');
 /** Processes on the host whose command line holds `marker`. */
 function survivors(marker: string): string[] {
   try {
-    return execFileSync('pgrep', ['-af', marker], { encoding: 'utf8' }).trim().split('\n').filter((line) => !line.includes('pgrep'));
+    return execFileSync('pgrep', ['-af', marker], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .filter((line) => !line.includes('pgrep'));
   } catch {
     return [];
   }
@@ -19,7 +22,7 @@ function survivors(marker: string): string[] {
  * worker's loopback (which would let it answer its own blockers), and leave a daemon. The task completes; every one
  * of them is refused, and the refusals reach the model as tool results it can read.
  */
-test('a task whose commands go for the worker\'s secrets, the Temporal server and a daemon completes with all of it refused', async () => {
+test("a task whose commands go for the worker's secrets, the Temporal server and a daemon completes with all of it refused", async () => {
   const [host, port] = inject('temporalAddress').split(':');
   const marker = `3${process.pid % 1000}.${Date.now() % 100000}`;
   const workspace = makeWorkspace({ 'README.md': '# target\n' });
@@ -29,7 +32,10 @@ test('a task whose commands go for the worker\'s secrets, the Temporal server an
       toolCalls: [
         {
           name: 'run_command',
-          input: { command: `python3 -c "import socket; socket.create_connection(('${host}', ${port}), timeout=3); print('reached temporal')"`, timeout: 20 },
+          input: {
+            command: `python3 -c "import socket; socket.create_connection(('${host}', ${port}), timeout=3); print('reached temporal')"`,
+            timeout: 20,
+          },
         },
       ],
     },

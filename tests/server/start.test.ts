@@ -74,7 +74,11 @@ const listening = (port: number) =>
 
 test('npm start: server, Web UI and worker in one command; Ctrl-C stops both; a restart keeps earlier runs', async () => {
   const [port, uiPort] = [await freePort(), await freePort()];
-  const env = { CODELOOP_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'codeloop-data-')), CODELOOP_TEMPORAL_PORT: String(port), CODELOOP_UI_PORT: String(uiPort) };
+  const env = {
+    CODELOOP_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'codeloop-data-')),
+    CODELOOP_TEMPORAL_PORT: String(port),
+    CODELOOP_UI_PORT: String(uiPort),
+  };
   const address = `127.0.0.1:${port}`;
 
   const first = await npmStart(env, 'codeloop worker on');

@@ -2,7 +2,12 @@ import { expect, test } from 'vitest';
 import { answeredQuestions, type Blocker } from '../../src/shared/blockers.js';
 
 const blocker = (id: string, origin: Blocker['origin'], status: Blocker['status'], answer?: string): Blocker => ({
-  id, origin, status, answer, question: `question ${id}`, askedAt: '2026-11-22T00:00:00Z',
+  id,
+  origin,
+  status,
+  answer,
+  question: `question ${id}`,
+  askedAt: '2026-11-22T00:00:00Z',
 });
 
 test('only answers to questions about the task reach the prompt, not approvals, budgets or retries', () => {

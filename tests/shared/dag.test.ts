@@ -67,7 +67,13 @@ test('transitive dependents of a wide fan-out, nearest first', () => {
 
 describe('scheduler', () => {
   const states = (): BatchTaskState[] =>
-    [node('a'), node('b', 'a'), node('c', 'a'), node('d', 'b', 'c')].map((n) => ({ ...n, title: n.id, status: 'pending', childWorkflowId: n.id, attempts: 0 }));
+    [node('a'), node('b', 'a'), node('c', 'a'), node('d', 'b', 'c')].map((n) => ({
+      ...n,
+      title: n.id,
+      status: 'pending',
+      childWorkflowId: n.id,
+      attempts: 0,
+    }));
   const status = (list: BatchTaskState[]) => Object.fromEntries(list.map((t) => [t.id, t.status]));
 
   test('ready means every dependency completed; "continue" accepts any settled one', () => {

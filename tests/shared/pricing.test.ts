@@ -21,7 +21,12 @@ test('prices per model family, cache reads and writes at their own rates', () =>
 test('a cap is judged before the call, and raised by an answer', () => {
   const spend = new Spend(undefined, { maxCostUsd: 0.2 });
   expect(spend.wouldExceed(10_000, 8_192, 'claude-sonnet-4-5')).toBeUndefined();
-  spend.add({ content: [], stopReason: 'end_turn', model: 'claude-sonnet-4-5', usage: { inputTokens: 30_000, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 } });
+  spend.add({
+    content: [],
+    stopReason: 'end_turn',
+    model: 'claude-sonnet-4-5',
+    usage: { inputTokens: 30_000, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+  });
   const hit = spend.wouldExceed(10_000, 8_192, 'claude-sonnet-4-5')!;
   expect(hit).toMatchObject({ cap: 'cost', message: expect.stringContaining('the cost cap of $0.20 would be exceeded') });
   expect(spend.raise(hit, 'no thanks')).toBe(false);
@@ -32,7 +37,12 @@ test('a cap is judged before the call, and raised by an answer', () => {
 
 test('a token cap counts every token kind', () => {
   const spend = new Spend(undefined, { maxTotalTokens: 11_000 });
-  spend.add({ content: [], stopReason: null, model: 'm', usage: { inputTokens: 100, outputTokens: 100, cacheReadTokens: 900, cacheWriteTokens: 900 } });
+  spend.add({
+    content: [],
+    stopReason: null,
+    model: 'm',
+    usage: { inputTokens: 100, outputTokens: 100, cacheReadTokens: 900, cacheWriteTokens: 900 },
+  });
   expect(spend.wouldExceed(100, 8_192, 'm')).toBeUndefined();
   expect(spend.wouldExceed(100, 8_000 + 1_000, 'm')).toMatchObject({ cap: 'tokens' });
 });

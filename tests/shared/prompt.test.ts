@@ -10,7 +10,12 @@ const project = {
 };
 
 test('the prompt has three layers: base rules, the project, the task', () => {
-  const task = parseTaskInput({ title: 'Delete command', description: 'Add a delete command with confirmation', workspace: '/w', prd: 'P'.repeat(6_000) });
+  const task = parseTaskInput({
+    title: 'Delete command',
+    description: 'Add a delete command with confirmation',
+    workspace: '/w',
+    prd: 'P'.repeat(6_000),
+  });
   const prompt = buildSystemPrompt(task, project, [{ question: 'Soft delete?', answer: 'No, hard delete.' }]);
   const [rules, projectLayer, taskLayer] = [prompt.indexOf('You are codeloop'), prompt.indexOf('# Project'), prompt.indexOf('# Task')];
   expect(rules).toBe(0);
@@ -27,7 +32,12 @@ test('the prompt has three layers: base rules, the project, the task', () => {
 });
 
 test('answers from an earlier run go into the task layer; complex and greenfield tasks are asked for an outline', () => {
-  const task = parseTaskInput({ description: 'Build it', workspace: '/w', answers: [{ question: 'Which DB?', answer: 'SQLite' }], complexity: 3 });
+  const task = parseTaskInput({
+    description: 'Build it',
+    workspace: '/w',
+    answers: [{ question: 'Which DB?', answer: 'SQLite' }],
+    complexity: 3,
+  });
   const prompt = buildSystemPrompt(task, project);
   expect(prompt).toContain('Q: Which DB?\nA: SQLite');
   expect(prompt).toContain('<outline></outline>');

@@ -17,9 +17,16 @@ test.each([
   expect(isRiskyCommand(command)).toBe(true);
 });
 
-test.each(['ls -la', 'npm test', 'pytest -q', 'cat a.txt | grep x', 'git status', 'git diff', 'node --check app.js', 'npm test 2>&1', 'make build 2>/dev/null'])(
-  'safe: %s',
-  (command) => {
-    expect(isRiskyCommand(command)).toBe(false);
-  },
-);
+test.each([
+  'ls -la',
+  'npm test',
+  'pytest -q',
+  'cat a.txt | grep x',
+  'git status',
+  'git diff',
+  'node --check app.js',
+  'npm test 2>&1',
+  'make build 2>/dev/null',
+])('safe: %s', (command) => {
+  expect(isRiskyCommand(command)).toBe(false);
+});

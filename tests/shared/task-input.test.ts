@@ -47,7 +47,9 @@ test('an unknown key is refused by name, with the known key it most likely meant
   expect(() => parseTaskInput({ description: 'x', workspace: '/tmp/x', aproval: 'always' })).toThrow(
     'invalid task input: unknown key "aproval" (did you mean "approval"?)',
   );
-  expect(() => parseTaskInput({ description: 'x', workspace: '/tmp/x', max_iterations: 5 })).toThrow('unknown key "max_iterations" (did you mean "maxIterations"?)');
+  expect(() => parseTaskInput({ description: 'x', workspace: '/tmp/x', max_iterations: 5 })).toThrow(
+    'unknown key "max_iterations" (did you mean "maxIterations"?)',
+  );
   expect(() => parseTaskInput({ description: 'x', workspace: '/tmp/x', colour: 'red' })).toThrow(/unknown key "colour"$/);
 });
 
@@ -79,9 +81,15 @@ test.each([
   expect(message).toMatch(/pass the checkout/);
 });
 
-test.each(['/tmp/x', '/home/alice/project', '/root/project', '/var/lib/builds/app', '/opt/app', '/srv/checkouts/app', '/workspace', '/tmp/.codeloop-worktrees/r/b/t'])(
-  'workspace %s is a normal checkout',
-  (workspace) => {
-    expect(parseTaskInput({ description: 'x', workspace }).workspace).toBe(workspace);
-  },
-);
+test.each([
+  '/tmp/x',
+  '/home/alice/project',
+  '/root/project',
+  '/var/lib/builds/app',
+  '/opt/app',
+  '/srv/checkouts/app',
+  '/workspace',
+  '/tmp/.codeloop-worktrees/r/b/t',
+])('workspace %s is a normal checkout', (workspace) => {
+  expect(parseTaskInput({ description: 'x', workspace }).workspace).toBe(workspace);
+});

@@ -4,7 +4,14 @@ import { toolDefinitions, toolInputSchemas } from '../../src/shared/tools.js';
 test('the model sees exactly the seed tools, each with an object input schema', () => {
   const definitions = toolDefinitions();
   expect(definitions.map((tool) => tool.name)).toEqual([
-    'read_file', 'edit_file', 'create_file', 'search_codebase', 'list_files', 'run_command', 'run_tests', 'raise_blocker',
+    'read_file',
+    'edit_file',
+    'create_file',
+    'search_codebase',
+    'list_files',
+    'run_command',
+    'run_tests',
+    'raise_blocker',
   ]);
   for (const tool of definitions) {
     expect(tool.input_schema.type).toBe('object');

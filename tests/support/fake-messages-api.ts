@@ -31,9 +31,7 @@ export interface ScriptedError {
 }
 
 export type ScriptedStep =
-  | ScriptedTurn
-  | ScriptedError
-  | ((request: RecordedRequest) => ScriptedTurn | ScriptedError | Promise<ScriptedTurn | ScriptedError>);
+  ScriptedTurn | ScriptedError | ((request: RecordedRequest) => ScriptedTurn | ScriptedError | Promise<ScriptedTurn | ScriptedError>);
 
 export type Responder = (request: RecordedRequest) => ScriptedTurn | ScriptedError | Promise<ScriptedTurn | ScriptedError>;
 
@@ -48,7 +46,10 @@ export function byTurn(turns: (ScriptedTurn | Responder)[]): Responder {
 }
 
 /** Serves summarisation requests (they carry no tools) with a canned summary, and everything else with `responder`. */
-export function withSummaries(responder: Responder, summary = 'Summary: earlier steps read and changed files; nothing is unresolved.'): Responder {
+export function withSummaries(
+  responder: Responder,
+  summary = 'Summary: earlier steps read and changed files; nothing is unresolved.',
+): Responder {
   return (request) => (request.body.tools?.length ? responder(request) : { text: summary });
 }
 
@@ -59,7 +60,12 @@ export const isForTask = (request: { body: MessagesBody }, title: string): boole
 /** The usage the fake reported for a request, as codeloop's own `Usage` adds it up. */
 export function reportedUsage(request: RecordedRequest): Usage {
   const usage = request.usage!;
-  return { inputTokens: usage.input_tokens, outputTokens: usage.output_tokens, cacheReadTokens: usage.cache_read_input_tokens, cacheWriteTokens: usage.cache_creation_input_tokens };
+  return {
+    inputTokens: usage.input_tokens,
+    outputTokens: usage.output_tokens,
+    cacheReadTokens: usage.cache_read_input_tokens,
+    cacheWriteTokens: usage.cache_creation_input_tokens,
+  };
 }
 
 /** Routes each request to the responder of its task, found by the task title in the system prompt. */
@@ -146,7 +152,8 @@ export async function startFakeMessagesApi(options: { apiKey?: string; script?: 
       if ('error' in outcome) return sendError(res, outcome.error);
       const message = buildMessage(body, outcome, cacheUsage(body, cache));
       const signature = message.content.find((block) => block.type === 'thinking')?.signature as string | undefined;
-      if (signature) for (const block of message.content) if (block.type === 'tool_use') thinkingByToolUse.set(block.id as string, signature);
+      if (signature)
+        for (const block of message.content) if (block.type === 'tool_use') thinkingByToolUse.set(block.id as string, signature);
       recorded.usage = message.usage;
       if (recorded.stream) await streamMessage(res, message, outcome.stallMs ?? 0);
       else sendJson(res, 200, message);
@@ -239,7 +246,10 @@ export function checkConversation(body: MessagesBody): string | undefined {
 function checkThinkingReturned(body: MessagesBody, thinkingByToolUse: Map<string, string>): string | undefined {
   const last = [...body.messages].reverse().find((message) => message.role === 'assistant');
   if (!last || typeof last.content === 'string') return undefined;
-  const expected = last.content.filter((block) => block.type === 'tool_use').map((block) => thinkingByToolUse.get(block.id)).find(Boolean);
+  const expected = last.content
+    .filter((block) => block.type === 'tool_use')
+    .map((block) => thinkingByToolUse.get(block.id))
+    .find(Boolean);
   if (!expected) return undefined;
   const returned = last.content.some((block) => block.type === 'thinking' && block.signature === expected);
   return returned ? undefined : 'the thinking block of the latest assistant turn must be passed back unchanged with its tool results';
@@ -293,7 +303,15 @@ function segment(block: Record<string, any>): { text: string; breakpoint: boolea
 
 function buildMessage(body: MessagesBody, turn: ScriptedTurn, usage: CacheUsage) {
   const content: Record<string, unknown>[] = [];
-  if (turn.thinking) content.push({ type: 'thinking', thinking: turn.thinking, signature: `sig_${createHash('sha256').update(turn.thinking + randomUUID()).digest('hex').slice(0, 24)}` });
+  if (turn.thinking)
+    content.push({
+      type: 'thinking',
+      thinking: turn.thinking,
+      signature: `sig_${createHash('sha256')
+        .update(turn.thinking + randomUUID())
+        .digest('hex')
+        .slice(0, 24)}`,
+    });
   if (turn.text) content.push({ type: 'text', text: turn.text });
   for (const call of turn.toolCalls ?? []) {
     content.push({ type: 'tool_use', id: call.id ?? `toolu_${randomUUID().replace(/-/g, '')}`, name: call.name, input: call.input });
@@ -334,7 +352,11 @@ async function streamMessage(res: http.ServerResponse, message: ReturnType<typeo
       send('content_block_start', { type: 'content_block_start', index, content_block: { ...block, input: {} } });
       const json = JSON.stringify(block.input);
       for (let at = 0; at < json.length; at += 512) {
-        send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: json.slice(at, at + 512) } });
+        send('content_block_delta', {
+          type: 'content_block_delta',
+          index,
+          delta: { type: 'input_json_delta', partial_json: json.slice(at, at + 512) },
+        });
       }
     }
     send('content_block_stop', { type: 'content_block_stop', index });

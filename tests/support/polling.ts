@@ -13,3 +13,18 @@ export async function eventually<T>(
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
+
+/** Waits until a workflow's `CodeloopStatus` search attribute reads `status`; a workflow not yet started reads as none. */
+export function eventuallyStatus(
+  handle: { describe(): Promise<{ searchAttributes: Record<string, unknown> }> },
+  status: string,
+  what: string,
+  options?: { timeoutMs?: number; intervalMs?: number },
+): Promise<unknown> {
+  const read = () =>
+    handle
+      .describe()
+      .then((description) => (description.searchAttributes.CodeloopStatus as string[] | undefined)?.[0])
+      .catch(() => undefined);
+  return eventually(read, (value) => value === status, what, options);
+}

@@ -21,7 +21,10 @@ export function readmeShellBlock(marker: string): string {
 
 /** The whole command (backslash continuations joined) that starts with `prefix`, from the README's shell blocks. */
 export function readmeCommand(prefix: string): string {
-  const lines = readmeBlocks('sh').join('\n').replace(/\\\n\s*/g, '').split('\n');
+  const lines = readmeBlocks('sh')
+    .join('\n')
+    .replace(/\\\n\s*/g, '')
+    .split('\n');
   const found = lines.filter((line) => line.trimStart().startsWith(prefix));
   if (found.length !== 1) throw new Error(`README: expected one command starting ${JSON.stringify(prefix)}, found ${found.length}`);
   return found[0]!.trim();

@@ -14,5 +14,16 @@ export function sandboxedShell(env: NodeJS.ProcessEnv = process.env, sandbox = t
 }
 
 /** Runs one command in a workspace through the sandbox. */
-export const runSandboxed = (command: string, workspace: string, options: { timeoutMs?: number; access?: CommandAccess; env?: NodeJS.ProcessEnv } = {}) =>
-  runProcess({ command, cwd: workspace, timeoutMs: options.timeoutMs ?? 10_000, env: options.env ?? process.env, sandbox: testSandbox, access: options.access });
+export const runSandboxed = (
+  command: string,
+  workspace: string,
+  options: { timeoutMs?: number; access?: CommandAccess; env?: NodeJS.ProcessEnv } = {},
+) =>
+  runProcess({
+    command,
+    cwd: workspace,
+    timeoutMs: options.timeoutMs ?? 10_000,
+    env: options.env ?? process.env,
+    sandbox: testSandbox,
+    access: options.access,
+  });

@@ -10,7 +10,9 @@ export function largeOutputSession(iterations: number): Responder {
   return (request) => {
     const said = request.body.messages
       .filter((message) => message.role === 'assistant')
-      .flatMap((message) => (typeof message.content === 'string' ? [message.content] : message.content.map((block) => String(block.text ?? ''))))
+      .flatMap((message) =>
+        typeof message.content === 'string' ? [message.content] : message.content.map((block) => String(block.text ?? '')),
+      )
       .map((text) => /^step (\d+)$/.exec(text)?.[1])
       .filter((step): step is string => step !== undefined);
     const index = said.length ? Number(said[said.length - 1]) + 1 : 0;

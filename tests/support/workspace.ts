@@ -27,7 +27,8 @@ export function snapshotTree(dir: string, prefix = ''): Record<string, string> {
 /** A scratch git repository with the given files committed on `main`. */
 export function makeGitRepo(files: Record<string, string> = { 'README.md': '# repo\n' }): string {
   const dir = makeWorkspace(files);
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@localhost', ...args], { cwd: dir, stdio: 'pipe' });
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@localhost', ...args], { cwd: dir, stdio: 'pipe' });
   git('init', '-q', '-b', 'main');
   git('add', '-A');
   git('commit', '-q', '-m', 'initial');

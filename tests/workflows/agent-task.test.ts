@@ -20,7 +20,8 @@ const start = (input: Record<string, unknown>) => harness.start(input);
 const EPHEMERAL = { type: 'ephemeral' };
 
 /** Everything a request sent as its prompt, cached or not. */
-const promptTokens = ({ usage }: RecordedRequest) => usage!.input_tokens + usage!.cache_read_input_tokens + usage!.cache_creation_input_tokens;
+const promptTokens = ({ usage }: RecordedRequest) =>
+  usage!.input_tokens + usage!.cache_read_input_tokens + usage!.cache_creation_input_tokens;
 
 /** The `CodeloopPhase` values the workflow upserted, in order. */
 async function upsertedPhases(handle: WorkflowHandle): Promise<string[]> {
@@ -35,11 +36,19 @@ describe('agentTaskWorkflow', () => {
   test('a scripted session creates and edits files, and history reads like a transcript', async () => {
     const workspace = makeWorkspace({ 'app.py': 'def greet(name):\n    return "hi " + name\n', 'README.md': '# demo\n' });
     harness.fake.enqueue(
-      { toolCalls: [{ name: 'list_files', input: {} }, { name: 'read_file', input: { path: 'app.py' } }] },
+      {
+        toolCalls: [
+          { name: 'list_files', input: {} },
+          { name: 'read_file', input: { path: 'app.py' } },
+        ],
+      },
       { toolCalls: [{ name: 'create_file', input: { path: 'src/hello.py', content: 'print("hello")\n' } }] },
       {
         toolCalls: [
-          { name: 'edit_file', input: { path: 'app.py', edits: [{ search: '    return "hi " + name', replace: '    return f"hello {name}"' }] } },
+          {
+            name: 'edit_file',
+            input: { path: 'app.py', edits: [{ search: '    return "hi " + name', replace: '    return f"hello {name}"' }] },
+          },
         ],
       },
       { toolCalls: [{ name: 'run_command', input: { command: 'cat app.py' } }] },
@@ -101,8 +110,11 @@ describe('agentTaskWorkflow', () => {
     ]);
     // The two read-only calls of the first turn were scheduled together, before either finished.
     const events = (await handle.fetchHistory()).events ?? [];
-    const scheduledAt = (type: string) => events.findIndex((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === type);
-    const firstCompletion = events.findIndex((event, index) => index > scheduledAt('listFiles') && event.activityTaskCompletedEventAttributes);
+    const scheduledAt = (type: string) =>
+      events.findIndex((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === type);
+    const firstCompletion = events.findIndex(
+      (event, index) => index > scheduledAt('listFiles') && event.activityTaskCompletedEventAttributes,
+    );
     expect(scheduledAt('readFile')).toBeLessThan(firstCompletion);
     const toolSteps = steps.filter((step) => !['callModel', 'bindWorkspace'].includes(step.activityType));
     expect(result.gates).toEqual([]);
@@ -160,7 +172,10 @@ describe('agentTaskWorkflow', () => {
 
   test('a 429 is retried after its retry-after, then succeeds', async () => {
     const workspace = makeWorkspace();
-    harness.fake.enqueue({ error: { status: 429, type: 'rate_limit_error', message: 'slow down', retryAfterSeconds: 3 } }, { text: 'done' });
+    harness.fake.enqueue(
+      { error: { status: 429, type: 'rate_limit_error', message: 'slow down', retryAfterSeconds: 3 } },
+      { text: 'done' },
+    );
     const before = harness.fake.requests.length;
     const handle = await start({ description: 'rate limited', workspace });
     expect(await handle.result()).toMatchObject({ status: 'completed', summary: 'done' });
@@ -195,7 +210,10 @@ describe('credentials', () => {
   test('a 401 fails the model call without a retry and becomes a blocker naming the fix', async () => {
     const wrongKey = await startFakeMessagesApi({ apiKey: 'sk-the-right-key' });
     const queue = uniqueName('auth');
-    const authWorkers = await startWorkers(harness.temporal, { taskQueue: queue, env: modelEnv(wrongKey, { ANTHROPIC_API_KEY: 'sk-wrong' }) });
+    const authWorkers = await startWorkers(harness.temporal, {
+      taskQueue: queue,
+      env: modelEnv(wrongKey, { ANTHROPIC_API_KEY: 'sk-wrong' }),
+    });
     try {
       const handle = await harness.start({ description: 'x', workspace: makeWorkspace() }, queue);
       const [blocker] = await waitForBlockers(handle);

@@ -25,7 +25,9 @@ afterAll(async () => {
 const writesOwnFile: Responder = async (request) => {
   const title = /## Task (\w+)\\n/.exec(JSON.stringify(request.body.system))?.[1] ?? 'unknown';
   await new Promise((resolve) => setTimeout(resolve, 300));
-  return byTurn([{ toolCalls: [{ name: 'create_file', input: { path: `${title}.txt`, content: `${title}\n` } }] }, { text: 'done' }])(request);
+  return byTurn([{ toolCalls: [{ name: 'create_file', input: { path: `${title}.txt`, content: `${title}\n` } }] }, { text: 'done' }])(
+    request,
+  );
 };
 
 const childExecutions = async (workflowId: string) => {
@@ -40,7 +42,12 @@ test('SIGKILL the worker mid-batch: a new worker completes it, every task run ex
   const env = { ...modelEnv(fake), CODELOOP_TASK_QUEUE: taskQueue, CODELOOP_HOST_ID: 'batch-crash-host' };
   const repo = makeGitRepo();
   const ids = ['t1', 't2', 't3', 't4', 't5', 't6', 't7', 't8'];
-  const tasks = ids.map((id, index) => ({ id, title: `Task ${id}`, description: `write ${id}.txt`, dependsOn: index >= 4 ? [ids[index - 4]] : [] }));
+  const tasks = ids.map((id, index) => ({
+    id,
+    title: `Task ${id}`,
+    description: `write ${id}.txt`,
+    dependsOn: index >= 4 ? [ids[index - 4]] : [],
+  }));
   const first = await spawnWorker(env);
   const handle = await temporal.client.workflow.start<typeof batchConductorWorkflow>('batchConductorWorkflow', {
     args: [{ workspace: repo, tasks, maxParallel: 3 }],
@@ -73,7 +80,8 @@ test('a 300-task batch with an instant model completes, continuing as new on the
       id: `t${index}`,
       title: `Task ${index}`,
       description: 'nothing to change',
-      dependsOn: index < 10 ? [] : [`t${(index * 7) % index}`, `t${index - 10}`].filter((id, position, all) => all.indexOf(id) === position),
+      dependsOn:
+        index < 10 ? [] : [`t${(index * 7) % index}`, `t${index - 10}`].filter((id, position, all) => all.indexOf(id) === position),
     }));
     const handle = await temporal.client.workflow.start<typeof batchConductorWorkflow>('batchConductorWorkflow', {
       args: [{ workspace: makeGitRepo(), tasks, maxParallel: 16 }],

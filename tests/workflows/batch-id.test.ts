@@ -37,7 +37,9 @@ describe('batchIdFromWorkflowId', () => {
 
   test('a derived id is a valid batchId, so the batch can continue as new with it', () => {
     for (const workflowId of [scheduled(longName, '2026-11-22T04:00:00Z'), `batch-${'y'.repeat(200)}`]) {
-      expect(BatchInputSchema.safeParse({ batchId: batchIdFromWorkflowId(workflowId), tasksFile: 't.yaml', workspace: '/w' }).success).toBe(true);
+      expect(BatchInputSchema.safeParse({ batchId: batchIdFromWorkflowId(workflowId), tasksFile: 't.yaml', workspace: '/w' }).success).toBe(
+        true,
+      );
     }
   });
 });

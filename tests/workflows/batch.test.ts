@@ -11,7 +11,15 @@ import type { batchConductorWorkflow } from '../../src/workflows/index.js';
 import { answerBlockerSignal, getBatchStateQuery, retryTaskSignal } from '../../src/shared/messages.js';
 import { waitForBlockers } from '../support/blockers.js';
 import { waitForBatch } from '../support/batch.js';
-import { byTask, byTurn, isForTask, reportedUsage, type RecordedRequest, type Responder, type ScriptedTurn } from '../support/fake-messages-api.js';
+import {
+  byTask,
+  byTurn,
+  isForTask,
+  reportedUsage,
+  type RecordedRequest,
+  type Responder,
+  type ScriptedTurn,
+} from '../support/fake-messages-api.js';
 import { recordHistory } from '../support/record-history.js';
 import { useTaskHarness } from '../support/task-harness.js';
 import { uniqueName } from '../support/temporal.js';
@@ -28,14 +36,17 @@ const startBatch = (input: Record<string, unknown>, workflowId = uniqueName('bat
 
 const task = (id: string, dependsOn: string[] = []) => ({ id, title: `Task ${id}`, description: `do ${id}`, dependsOn });
 const done: Responder = () => ({ text: 'done' });
-const creates = (file: string, content: string): Responder => byTurn([{ toolCalls: [{ name: 'create_file', input: { path: file, content } }] }, { text: 'done' }]);
+const creates = (file: string, content: string): Responder =>
+  byTurn([{ toolCalls: [{ name: 'create_file', input: { path: file, content } }] }, { text: 'done' }]);
 const fails: Responder = () => ({ error: { status: 400, type: 'invalid_request_error', message: 'this task cannot be done' } });
 
 /** Resolves after `ms`, then answers: a task that is still running while the others move on. */
-const slow = (ms: number, responder: Responder): Responder => async (request) => {
-  await new Promise((resolve) => setTimeout(resolve, ms));
-  return responder(request);
-};
+const slow =
+  (ms: number, responder: Responder): Responder =>
+  async (request) => {
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    return responder(request);
+  };
 
 /** The model requests of one task (by its title in the system prompt) since `since` requests had been made. */
 const requestsOf = (title: string, since: number) => harness.fake.requests.slice(since).filter((request) => isForTask(request, title));
@@ -48,7 +59,6 @@ const toolResultsIn = (request: RecordedRequest) => {
   const last = request.body.messages.at(-1)!;
   return typeof last.content === 'string' ? [] : last.content.filter((block) => block.type === 'tool_result');
 };
-
 
 describe('DAG validation', () => {
   test.each([
@@ -63,19 +73,31 @@ describe('DAG validation', () => {
     expect((error.cause as ApplicationFailure).message).toBe(message);
     expect((error.cause as ApplicationFailure).type).toBe('InvalidBatch');
     const events = (await handle.fetchHistory()).events ?? [];
-    expect(events.some((event) => event.activityTaskScheduledEventAttributes || event.startChildWorkflowExecutionInitiatedEventAttributes)).toBe(false);
+    expect(
+      events.some((event) => event.activityTaskScheduledEventAttributes || event.startChildWorkflowExecutionInitiatedEventAttributes),
+    ).toBe(false);
   });
 });
 
 describe('scheduling', () => {
   test('a diamond starts d only after b and c, in a worktree holding their work, and merges everything into the integration branch', async () => {
     const readsBandC = byTurn([
-      { toolCalls: [{ name: 'read_file', input: { path: 'b.txt' } }, { name: 'read_file', input: { path: 'c.txt' } }] },
+      {
+        toolCalls: [
+          { name: 'read_file', input: { path: 'b.txt' } },
+          { name: 'read_file', input: { path: 'c.txt' } },
+        ],
+      },
       { toolCalls: [{ name: 'create_file', input: { path: 'd.txt', content: 'd' } }] },
       { text: 'done' },
     ]);
     harness.fake.setResponder(
-      byTask({ 'Task a': creates('a.txt', 'a'), 'Task b': creates('b.txt', 'b, written by b'), 'Task c': slow(1_000, creates('c.txt', 'c, written by c')), 'Task d': readsBandC }),
+      byTask({
+        'Task a': creates('a.txt', 'a'),
+        'Task b': creates('b.txt', 'b, written by b'),
+        'Task c': slow(1_000, creates('c.txt', 'c, written by c')),
+        'Task d': readsBandC,
+      }),
     );
     const since = harness.fake.requests.length;
     const repo = makeGitRepo();
@@ -94,7 +116,9 @@ describe('scheduling', () => {
     expect(result.criticalPath.ids).toEqual(['a', 'c', 'd']);
 
     // d's worktree was cut after b and c merged: both its reads succeeded and saw their files.
-    const [dReadResults] = requestsOf('Task d', since).filter((request) => request.body.messages.length === 3).map(toolResultsIn);
+    const [dReadResults] = requestsOf('Task d', since)
+      .filter((request) => request.body.messages.length === 3)
+      .map(toolResultsIn);
     expect(dReadResults).toHaveLength(2);
     expect(dReadResults.map((block) => block.is_error ?? false)).toEqual([false, false]);
     expect(JSON.stringify(dReadResults[0].content)).toContain('written by b');
@@ -104,24 +128,38 @@ describe('scheduling', () => {
     const usages = Object.fromEntries(['a', 'b', 'c', 'd'].map((id) => [id, usageOf(requestsOf(`Task ${id}`, since))]));
     for (const id of ['a', 'b', 'c', 'd']) {
       expect(usages[id].inputTokens + usages[id].cacheWriteTokens).toBeGreaterThan(0);
-      expect(at(id)).toMatchObject({ status: 'completed', attempts: 1, iterations: id === 'd' ? 3 : 2, usage: usages[id], branch: `codeloop/${result.batchId}/${id}` });
+      expect(at(id)).toMatchObject({
+        status: 'completed',
+        attempts: 1,
+        iterations: id === 'd' ? 3 : 2,
+        usage: usages[id],
+        branch: `codeloop/${result.batchId}/${id}`,
+      });
       expect(at(id).costUsd).toBeGreaterThan(0);
       expect(at(id).costUsd).toBeCloseTo(costOf(usages[id], 'claude-test'), 12);
     }
     expect(result.totals.tasks).toMatchObject({ completed: 4, failed: 0, skipped: 0 });
     expect(result.totals.usage).toEqual(Object.values(usages).reduce(addUsage, emptyUsage()));
-    expect(result.totals.costUsd).toBeCloseTo(['a', 'b', 'c', 'd'].reduce((sum, id) => sum + at(id).costUsd!, 0), 12);
+    expect(result.totals.costUsd).toBeCloseTo(
+      ['a', 'b', 'c', 'd'].reduce((sum, id) => sum + at(id).costUsd!, 0),
+      12,
+    );
     await recordHistory('batch-diamond', handle);
   }, 120_000);
 
   test('with maxParallel 1, tasks run one at a time in dependency order', async () => {
     harness.fake.setResponder(byTask({ 'Task a': done, 'Task b': done, 'Task c': done, 'Task d': done }));
-    const handle = await startBatch({ workspace: makeGitRepo(), maxParallel: 1, tasks: [task('d', ['b', 'c']), task('c', ['a']), task('b', ['a']), task('a')] });
+    const handle = await startBatch({
+      workspace: makeGitRepo(),
+      maxParallel: 1,
+      tasks: [task('d', ['b', 'c']), task('c', ['a']), task('b', ['a']), task('a')],
+    });
     const result = (await handle.result()) as BatchResult;
     const byStart = [...result.tasks].sort((x, y) => Date.parse(x.startedAt!) - Date.parse(y.startedAt!));
     expect(byStart[0].id).toBe('a');
     expect(byStart[3].id).toBe('d');
-    for (let i = 1; i < byStart.length; i++) expect(Date.parse(byStart[i].startedAt!)).toBeGreaterThanOrEqual(Date.parse(byStart[i - 1].endedAt!));
+    for (let i = 1; i < byStart.length; i++)
+      expect(Date.parse(byStart[i].startedAt!)).toBeGreaterThanOrEqual(Date.parse(byStart[i - 1].endedAt!));
   }, 120_000);
 });
 
@@ -227,8 +265,14 @@ describe('worktrees', () => {
   test('two parallel tasks editing different files both merge', async () => {
     harness.fake.setResponder(
       byTask({
-        'Task left': byTurn([{ toolCalls: [{ name: 'edit_file', input: { path: 'left.txt', edits: [{ search: 'L', replace: 'L2' }] } }] }, { text: 'done' }]),
-        'Task right': byTurn([{ toolCalls: [{ name: 'edit_file', input: { path: 'right.txt', edits: [{ search: 'R', replace: 'R2' }] } }] }, { text: 'done' }]),
+        'Task left': byTurn([
+          { toolCalls: [{ name: 'edit_file', input: { path: 'left.txt', edits: [{ search: 'L', replace: 'L2' }] } }] },
+          { text: 'done' },
+        ]),
+        'Task right': byTurn([
+          { toolCalls: [{ name: 'edit_file', input: { path: 'right.txt', edits: [{ search: 'R', replace: 'R2' }] } }] },
+          { text: 'done' },
+        ]),
       }),
     );
     const repo = makeGitRepo({ 'left.txt': 'L\n', 'right.txt': 'R\n' });
@@ -239,18 +283,31 @@ describe('worktrees', () => {
   }, 120_000);
 
   test('two tasks editing the same lines raise a conflict blocker on the batch; "retry" re-runs the task on the new base', async () => {
-    const editValue = (to: string): ScriptedTurn => ({ toolCalls: [{ name: 'edit_file', input: { path: 'value.txt', edits: [{ search: 'value = 1', replace: `value = ${to}` }] } }] });
+    const editValue = (to: string): ScriptedTurn => ({
+      toolCalls: [{ name: 'edit_file', input: { path: 'value.txt', edits: [{ search: 'value = 1', replace: `value = ${to}` }] } }],
+    });
     const rebased: Responder = (request) =>
       JSON.stringify(request.body.messages.at(-1)!.content).includes('is_error')
-        ? { toolCalls: [{ name: 'edit_file', input: { path: 'value.txt', edits: [{ search: 'value = 2', replace: 'value = 2\nother = 3' }] } }] }
+        ? {
+            toolCalls: [
+              { name: 'edit_file', input: { path: 'value.txt', edits: [{ search: 'value = 2', replace: 'value = 2\nother = 3' }] } },
+            ],
+          }
         : { text: 'done' };
-    harness.fake.setResponder(byTask({ 'Task first': byTurn([editValue('2'), { text: 'done' }]), 'Task second': byTurn([editValue('3'), rebased, { text: 'done' }]) }));
+    harness.fake.setResponder(
+      byTask({
+        'Task first': byTurn([editValue('2'), { text: 'done' }]),
+        'Task second': byTurn([editValue('3'), rebased, { text: 'done' }]),
+      }),
+    );
     const repo = makeGitRepo({ 'value.txt': 'value = 1\n' });
     const handle = await startBatch({ workspace: repo, tasks: [task('first'), task('second')] });
     const state = await waitForBatch(handle, (s) => s.openBlockers.length === 1);
     const [blocker] = state.openBlockers;
     expect(blocker.origin).toBe('merge-conflict');
-    expect(blocker.question).toMatch(/^Merging task (first|second) \(codeloop\/.+\) into codeloop\/.+\/integration conflicts in: value\.txt\./);
+    expect(blocker.question).toMatch(
+      /^Merging task (first|second) \(codeloop\/.+\) into codeloop\/.+\/integration conflicts in: value\.txt\./,
+    );
     expect(state.status).toBe('blocked');
     await handle.signal(answerBlockerSignal, { answer: 'retry' });
     const result = (await handle.result()) as BatchResult;
@@ -262,15 +319,22 @@ describe('worktrees', () => {
   }, 120_000);
 
   test('a conflict a human resolves in the integration branch, answered "resolved", merges without re-running the task', async () => {
-    const editValue = (to: string) => byTurn([{ toolCalls: [{ name: 'edit_file', input: { path: 'value.txt', edits: [{ search: 'value = 1', replace: `value = ${to}` }] } }] }, { text: 'done' }]);
+    const editValue = (to: string) =>
+      byTurn([
+        { toolCalls: [{ name: 'edit_file', input: { path: 'value.txt', edits: [{ search: 'value = 1', replace: `value = ${to}` }] } }] },
+        { text: 'done' },
+      ]);
     harness.fake.setResponder(byTask({ 'Task first': editValue('2'), 'Task second': editValue('3') }));
     const since = harness.fake.requests.length;
     const repo = makeGitRepo({ 'value.txt': 'value = 1\n' });
     const handle = await startBatch({ workspace: repo, tasks: [task('first'), task('second')] });
     const [blocker] = (await waitForBatch(handle, (s) => s.openBlockers.length === 1)).openBlockers;
-    const [, loser, branch, integrationPath] = /^Merging task (\S+) \((\S+)\)[\s\S]* by merging \S+ in (\S+) and committing/.exec(blocker.question)!;
+    const [, loser, branch, integrationPath] = /^Merging task (\S+) \((\S+)\)[\s\S]* by merging \S+ in (\S+) and committing/.exec(
+      blocker.question,
+    )!;
 
-    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=human', '-c', 'user.email=human@localhost', ...args], { cwd: integrationPath, stdio: 'pipe' });
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=human', '-c', 'user.email=human@localhost', ...args], { cwd: integrationPath, stdio: 'pipe' });
     expect(() => git('merge', '--no-ff', branch)).toThrow();
     writeFileSync(path.join(integrationPath, 'value.txt'), 'value = 2 + 3\n');
     git('add', 'value.txt');

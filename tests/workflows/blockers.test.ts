@@ -24,13 +24,21 @@ describe('raise_blocker', () => {
     harness.fake.enqueue(
       {
         toolCalls: [
-          { id: 'toolu_which_database', name: 'raise_blocker', input: { question: 'Which database should the app use?', context: 'PRD is silent' } },
+          {
+            id: 'toolu_which_database',
+            name: 'raise_blocker',
+            input: { question: 'Which database should the app use?', context: 'PRD is silent' },
+          },
         ],
       },
       (request) => {
         // The answer is the raise_blocker call's own result, not text the agent has to match up.
         expect(request.body.messages.at(-1)!.content).toEqual([
-          expect.objectContaining({ type: 'tool_result', tool_use_id: 'toolu_which_database', content: 'Answer from a human: PostgreSQL 16' }),
+          expect.objectContaining({
+            type: 'tool_result',
+            tool_use_id: 'toolu_which_database',
+            content: 'Answer from a human: PostgreSQL 16',
+          }),
         ]);
         return { text: 'Used PostgreSQL 16 as asked.' };
       },
@@ -63,7 +71,10 @@ describe('raise_blocker', () => {
       },
       (request) => {
         const results = request.body.messages.at(-1)!.content as { content: string }[];
-        expect(results.map((result) => result.content)).toEqual(['Answer from a human: https://staging.example', 'Answer from a human: eu-west-1']);
+        expect(results.map((result) => result.content)).toEqual([
+          'Answer from a human: https://staging.example',
+          'Answer from a human: eu-west-1',
+        ]);
         return { text: 'done' };
       },
     );
@@ -79,7 +90,12 @@ describe('raise_blocker', () => {
 
   test('bad answers are refused by the update and recorded, not fatal, for the signal', async () => {
     harness.fake.enqueue(
-      { toolCalls: [{ name: 'raise_blocker', input: { question: 'A?' } }, { name: 'raise_blocker', input: { question: 'B?' } }] },
+      {
+        toolCalls: [
+          { name: 'raise_blocker', input: { question: 'A?' } },
+          { name: 'raise_blocker', input: { question: 'B?' } },
+        ],
+      },
       { text: 'done' },
     );
     const handle = await start({});
@@ -161,10 +177,13 @@ describe('blockers the workflow raises', () => {
   });
 
   test('a final turn that asks about requirements becomes a blocker; the answer continues the conversation', async () => {
-    harness.fake.enqueue({ text: 'I can add the delete command. Should deleting a task also delete its subtasks, or keep them?' }, (request) => {
-      expect(lastUserContent(request)).toContain('A human answered your question: delete them too');
-      return { text: 'Delete removes subtasks too.' };
-    });
+    harness.fake.enqueue(
+      { text: 'I can add the delete command. Should deleting a task also delete its subtasks, or keep them?' },
+      (request) => {
+        expect(lastUserContent(request)).toContain('A human answered your question: delete them too');
+        return { text: 'Delete removes subtasks too.' };
+      },
+    );
     const handle = await start({});
     const [blocker] = await waitForBlockers(handle);
     expect(blocker).toMatchObject({ origin: 'final-question', question: 'Should deleting a task also delete its subtasks, or keep them?' });
@@ -202,7 +221,10 @@ describe('approval', () => {
     const workspace = makeWorkspace();
     harness.fake.enqueue({ toolCalls: [{ name: 'run_command', input: { command: 'touch created.txt' } }] }, (request) => {
       const result = (request.body.messages.at(-1)!.content as { content: string; is_error?: boolean }[])[0];
-      expect(result).toMatchObject({ is_error: true, content: 'A human denied running `touch created.txt`; it did not run. The human said: no, use mkdir' });
+      expect(result).toMatchObject({
+        is_error: true,
+        content: 'A human denied running `touch created.txt`; it did not run. The human said: no, use mkdir',
+      });
       return { text: 'ok, not creating it' };
     });
     const handle = await start({ workspace, approval: 'always' });

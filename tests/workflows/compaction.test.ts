@@ -20,7 +20,11 @@ test('200 iterations with 5 KB outputs: the conversation stays under the window 
   harness.fake.setResponder(withSummaries(largeOutputSession(ITERATIONS)));
   const before = harness.fake.requests.length;
   try {
-    const handle = await harness.start({ description: 'read everything', workspace: makeWorkspace(chunkFiles(5_000)), maxIterations: ITERATIONS });
+    const handle = await harness.start({
+      description: 'read everything',
+      workspace: makeWorkspace(chunkFiles(5_000)),
+      maxIterations: ITERATIONS,
+    });
     const result = await handle.result();
     expect(result).toMatchObject({ status: 'completed', iterations: ITERATIONS });
     const state = await handle.query(getStateQuery);
@@ -44,20 +48,27 @@ test('200 iterations with 5 KB outputs: the conversation stays under the window 
 }, 300_000);
 
 /** The request body's messages from `start` as cacheable text (the tools and system are the same in every request). */
-const messagesText = (body: MessagesBody, start: number, end?: number) => cacheableText({ ...body, tools: [], system: [], messages: body.messages.slice(start, end) });
+const messagesText = (body: MessagesBody, start: number, end?: number) =>
+  cacheableText({ ...body, tools: [], system: [], messages: body.messages.slice(start, end) });
 
 test('without a compaction, each request is the previous one plus new turns, byte for byte', async () => {
   harness.fake.setResponder(cyclingSession(10));
   const before = harness.fake.requests.length;
   try {
-    const handle = await harness.start({ description: 'flip the value', workspace: makeWorkspace({ 'app.py': 'value = 1\nprint(value)\n' }) });
+    const handle = await harness.start({
+      description: 'flip the value',
+      workspace: makeWorkspace({ 'app.py': 'value = 1\nprint(value)\n' }),
+    });
     expect(await handle.result()).toMatchObject({ status: 'completed', iterations: 10, runs: 1 });
     const requests = agentRequests(harness.fake.requests.slice(before));
     expect(requests).toHaveLength(10);
     const texts = requests.map((request) => cacheableText(request.body));
     for (let index = 1; index < texts.length; index++) {
       const share = identicalPrefixShare(texts[index - 1], texts[index]);
-      expect(texts[index].startsWith(texts[index - 1]), `request ${index + 1} shares only ${(share * 100).toFixed(1)}% with the one before`).toBe(true);
+      expect(
+        texts[index].startsWith(texts[index - 1]),
+        `request ${index + 1} shares only ${(share * 100).toFixed(1)}% with the one before`,
+      ).toBe(true);
       expect(requests[index].usage!.cache_read_input_tokens).toBeGreaterThan(0);
     }
   } finally {
@@ -79,7 +90,9 @@ function reasoningSession(iterations: number): Responder {
       .filter((step): step is string => step !== undefined);
     const index = steps.length ? Number(steps[steps.length - 1]) + 1 : 0;
     if (index >= iterations - 1) return { text: 'done' };
-    const reasoning = Array.from({ length: 40 }, (_, line) => `weighing option ${line} for step ${index}: it keeps the API stable.`).join(' ');
+    const reasoning = Array.from({ length: 40 }, (_, line) => `weighing option ${line} for step ${index}: it keeps the API stable.`).join(
+      ' ',
+    );
     return { text: `step ${index}: ${reasoning}`, toolCalls: [{ name: 'run_command', input: { command: `echo checked ${index}` } }] };
   };
 }
@@ -90,7 +103,12 @@ test('a 20K-token window: tier 3 at 85% keeps the kickoff and the last 5 exchang
   harness.fake.setResponder(withSummaries(reasoningSession(iterations), '- ran the checks; nothing is unresolved'));
   const before = harness.fake.requests.length;
   try {
-    const handle = await harness.start({ description: 'think it through', workspace: makeWorkspace(), contextWindow: window, maxIterations: iterations });
+    const handle = await harness.start({
+      description: 'think it through',
+      workspace: makeWorkspace(),
+      contextWindow: window,
+      maxIterations: iterations,
+    });
     const result = (await handle.result()) as TaskResult;
     expect(result).toMatchObject({ status: 'completed', iterations });
     const { compactionLog } = await handle.query(getStateQuery);
@@ -132,19 +150,33 @@ test('the summary call is checked against the spend caps too: a cap it would cro
   const run = (text: string): ScriptedTurn => ({ text, toolCalls: [{ name: 'run_command', input: { command: `echo ${text.length}` } }] });
   harness.fake.enqueue(run(`plan ${'p'.repeat(56_000)}`), run('a'));
   const before = harness.fake.requests.length;
-  const handle = await harness.start({ description: 'capped summary', workspace: makeWorkspace(), contextWindow: 20_000, maxTotalTokens: 1 });
+  const handle = await harness.start({
+    description: 'capped summary',
+    workspace: makeWorkspace(),
+    contextWindow: 20_000,
+    maxTotalTokens: 1,
+  });
   const asked: string[] = [];
   for (let answered = 0; !asked.at(-1)?.startsWith('Before summarising'); answered++) {
-    const state = await waitForState(handle, (current) => current.openBlockers.length === 1 && current.answeredBlockers.length === answered);
+    const state = await waitForState(
+      handle,
+      (current) => current.openBlockers.length === 1 && current.answeredBlockers.length === answered,
+    );
     const [blocker] = state.openBlockers;
     asked.push(blocker.question);
-    const [spent, next] = /: ([\d,]+) spent, the next call may use up to ([\d,]+)/.exec(blocker.question)!.slice(1).map((count) => Number(count.replace(/,/g, '')));
+    const [spent, next] = /: ([\d,]+) spent, the next call may use up to ([\d,]+)/
+      .exec(blocker.question)!
+      .slice(1)
+      .map((count) => Number(count.replace(/,/g, '')));
     const answer = blocker.question.startsWith('Before the next model call') ? `raise to ${spent + next}` : 'stop';
     await handle.signal(answerBlockerSignal, { blockerId: blocker.id, answer });
   }
   expect(asked.slice(0, -1)).toHaveLength(2);
-  for (const question of asked.slice(0, -1)) expect(question).toMatch(/^Before the next model call: the token cap of [\d,]+ would be exceeded/);
-  expect(asked.at(-1)).toMatch(/^Before summarising the conversation: the token cap of [\d,]+ would be exceeded: [\d,]+ spent, the next call may use up to [\d,]+/);
+  for (const question of asked.slice(0, -1))
+    expect(question).toMatch(/^Before the next model call: the token cap of [\d,]+ would be exceeded/);
+  expect(asked.at(-1)).toMatch(
+    /^Before summarising the conversation: the token cap of [\d,]+ would be exceeded: [\d,]+ spent, the next call may use up to [\d,]+/,
+  );
 
   const error = (await handle.result().catch((caught) => caught)) as WorkflowFailedError;
   expect((error.cause as ApplicationFailure).details?.[0]).toMatchObject({ status: 'failed', reason: 'tokens_cap', iterations: 2 });

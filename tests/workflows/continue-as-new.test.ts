@@ -38,7 +38,9 @@ test('a blocker answered before continue-as-new is still in the prompt after it'
   const creates: ScriptedTurn[] = Array.from({ length: 12 }, (_, index) => ({
     toolCalls: [{ name: 'create_file', input: { path: `f${index}.txt`, content: 'x' } }],
   }));
-  fake.setResponder(byTurn([{ toolCalls: [{ name: 'raise_blocker', input: { question: 'Which license?' } }] }, ...creates, { text: 'done' }]));
+  fake.setResponder(
+    byTurn([{ toolCalls: [{ name: 'raise_blocker', input: { question: 'Which license?' } }] }, ...creates, { text: 'done' }]),
+  );
   const taskQueue = uniqueName('can-blocker');
   const workers = await startWorkers(temporal, { taskQueue, env: modelEnv(fake) });
   try {
@@ -109,7 +111,10 @@ test('continue-as-new carries the conversation and counters, and the task finish
     const calls = fake.requests.slice(before).map((request) => ({ model: request.body.model, usage: reportedUsage(request) }));
     expect(calls).toHaveLength(iterations);
     expect(result.usage).toEqual(calls.map(({ usage }) => usage).reduce(addUsage));
-    expect(result.costUsd).toBeCloseTo(calls.reduce((sum, { usage, model }) => sum + costOf(usage, model), 0), 12);
+    expect(result.costUsd).toBeCloseTo(
+      calls.reduce((sum, { usage, model }) => sum + costOf(usage, model), 0),
+      12,
+    );
 
     // The latest run answers getState with the carried counters; the first run handed over to a second.
     const state = await handle.query(getStateQuery);

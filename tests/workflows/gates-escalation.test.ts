@@ -12,7 +12,11 @@ const harness = useTaskHarness('gates');
 
 /** One gate that fails until the agent creates DONE. */
 const markerWorkspace = () =>
-  makeWorkspace({ 'codeloop.json': JSON.stringify({ gates: [{ name: 'marker', command: 'test -f DONE || { echo "DONE is missing"; exit 1; }', timeoutSeconds: 5 }] }) });
+  makeWorkspace({
+    'codeloop.json': JSON.stringify({
+      gates: [{ name: 'marker', command: 'test -f DONE || { echo "DONE is missing"; exit 1; }', timeoutSeconds: 5 }],
+    }),
+  });
 
 const lastMessage = (request: RecordedRequest) => JSON.stringify(request.body.messages.at(-1)!.content);
 const OUTLINE = '1. create DONE\n2. finish with a summary';
@@ -42,7 +46,11 @@ async function reachRoundLimit(handle: Awaited<ReturnType<typeof harness.start>>
   const [escalation] = escalated.openBlockers;
   expect(escalation.origin).toBe('escalation');
   expect(escalation.question).toMatch(/^Escalating: the same error 3 times \(gate:marker\)\. The attempts so far:\n/);
-  for (const [attempt, iteration] of [[1, 2], [2, 3], [3, 4]]) {
+  for (const [attempt, iteration] of [
+    [1, 2],
+    [2, 3],
+    [3, 4],
+  ]) {
     expect(escalation.question).toContain(`${attempt}. iteration ${iteration}, gate:marker: DONE is missing`);
   }
   expect(escalated.correctionRounds).toBe(3);
@@ -71,7 +79,12 @@ test('a gate that keeps failing escalates at the third failure, and at the round
   const error = (await handle.result().catch((caught) => caught)) as WorkflowFailedError;
   const failure = error.cause as ApplicationFailure;
   expect(failure.message).toMatch(/^stopped by a human: The gates \(marker\) still fail after 5 correction rounds/);
-  expect(failure.details?.[0] as TaskResult).toMatchObject({ status: 'failed', reason: 'verification_failed', iterations: 6, gates: [{ passed: false }] });
+  expect(failure.details?.[0] as TaskResult).toMatchObject({
+    status: 'failed',
+    reason: 'verification_failed',
+    iterations: 6,
+    gates: [{ passed: false }],
+  });
 });
 
 test('"continue" at the round limit grants 5 more rounds; the task completes only once the gate passes', async () => {
@@ -86,7 +99,12 @@ test('"continue" at the round limit grants 5 more rounds; the task completes onl
   const handle = await harness.start({ description: 'make the marker', workspace: markerWorkspace() });
   await reachRoundLimit(handle);
   await handle.signal(answerBlockerSignal, { answer: 'continue' });
-  expect(await handle.result()).toMatchObject({ status: 'completed', summary: 'Created DONE.', iterations: 8, gates: [{ name: 'marker', passed: true }] });
+  expect(await handle.result()).toMatchObject({
+    status: 'completed',
+    summary: 'Created DONE.',
+    iterations: 8,
+    gates: [{ name: 'marker', passed: true }],
+  });
   const state = await handle.query(getStateQuery);
   expect(state.correctionRounds).toBe(5);
   expect(state.outline).toBe(OUTLINE);

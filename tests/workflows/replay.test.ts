@@ -5,7 +5,9 @@ import { Worker } from '@temporalio/worker';
 import { expect, inject, test } from 'vitest';
 import { HISTORIES_DIR, recordedWorkflowIds } from '../support/record-history.js';
 
-const fixtures = readdirSync(HISTORIES_DIR).filter((file) => file.endsWith('.json') && file !== 'workflow-ids.json').sort();
+const fixtures = readdirSync(HISTORIES_DIR)
+  .filter((file) => file.endsWith('.json') && file !== 'workflow-ids.json')
+  .sort();
 const workflowIds = recordedWorkflowIds();
 
 test('there are histories to replay', () => {

@@ -69,7 +69,11 @@ describe('no successful tool call within the stall timeout', () => {
   });
 
   test('a successful tool call in time is progress: no stall', async () => {
-    harness.fake.enqueue({ toolCalls: [{ name: 'run_command', input: { command: 'sleep 2; echo ok' } }] }, { toolCalls: [{ name: 'run_command', input: { command: 'sleep 2; echo ok again' } }] }, { text: 'done' });
+    harness.fake.enqueue(
+      { toolCalls: [{ name: 'run_command', input: { command: 'sleep 2; echo ok' } }] },
+      { toolCalls: [{ name: 'run_command', input: { command: 'sleep 2; echo ok again' } }] },
+      { text: 'done' },
+    );
     const handle = await harness.start({ description: 'steady', workspace: makeWorkspace(), stallTimeout: '3s', onStall: 'fail' });
     expect(await handle.result()).toMatchObject({ status: 'completed', iterations: 3 });
   });

@@ -14,7 +14,10 @@ import { makeWorkspace } from '../support/workspace.js';
 const harness = useTaskHarness('verify');
 
 /** A Node project whose gate is `npm test` (node --test): always available where codeloop runs. */
-const nodeProject = (code: string, test = "import test from 'node:test';\nimport assert from 'node:assert';\nimport { add } from './app.mjs';\ntest('add', () => assert.strictEqual(add(2, 3), 5));\n") =>
+const nodeProject = (
+  code: string,
+  test = "import test from 'node:test';\nimport assert from 'node:assert';\nimport { add } from './app.mjs';\ntest('add', () => assert.strictEqual(add(2, 3), 5));\n",
+) =>
   makeWorkspace({
     'package.json': JSON.stringify({ name: 'p', type: 'module', scripts: { test: 'node --test' } }),
     'app.mjs': code,
@@ -78,8 +81,14 @@ describe('final verification gates', () => {
   });
 
   test('gates come from codeloop.json when the workspace has one', async () => {
-    const workspace = makeWorkspace({ 'codeloop.json': JSON.stringify({ gates: [{ name: 'marker', command: 'test -f DONE', timeoutSeconds: 5 }] }) });
-    harness.fake.enqueue({ text: 'done' }, { toolCalls: [{ name: 'create_file', input: { path: 'DONE', content: '' } }] }, { text: 'now done' });
+    const workspace = makeWorkspace({
+      'codeloop.json': JSON.stringify({ gates: [{ name: 'marker', command: 'test -f DONE', timeoutSeconds: 5 }] }),
+    });
+    harness.fake.enqueue(
+      { text: 'done' },
+      { toolCalls: [{ name: 'create_file', input: { path: 'DONE', content: '' } }] },
+      { text: 'now done' },
+    );
     const result = (await (await harness.start({ description: 'config gates', workspace })).result()) as TaskResult;
     expect(result.gates).toMatchObject([{ name: 'marker', command: 'test -f DONE', passed: true }]);
     expect(result.iterations).toBe(3);
@@ -143,7 +152,9 @@ describe('loops and stalls', () => {
     );
     const handle = await harness.start({ description: 'looper', workspace: makeWorkspace() });
     const [blocker] = await waitForBlockers(handle);
-    expect(blocker.question).toContain('The agent looks stuck: you made the same tool call with the same input 3 times in a row, even after a nudge');
+    expect(blocker.question).toContain(
+      'The agent looks stuck: you made the same tool call with the same input 3 times in a row, even after a nudge',
+    );
     await handle.signal(answerBlockerSignal, { answer: 'stop echoing' });
     expect(await handle.result()).toMatchObject({ status: 'completed' });
   });
@@ -158,13 +169,16 @@ describe('loops and stalls', () => {
 
   test('a model call past the stall timeout is cancelled and the turn retried', async () => {
     let attempts = 0;
-    harness.fake.enqueue(() => {
-      attempts += 1;
-      return { text: 'too slow', stallMs: 20_000 };
-    }, () => {
-      attempts += 1;
-      return { text: 'on time' };
-    });
+    harness.fake.enqueue(
+      () => {
+        attempts += 1;
+        return { text: 'too slow', stallMs: 20_000 };
+      },
+      () => {
+        attempts += 1;
+        return { text: 'on time' };
+      },
+    );
     const handle = await harness.start({ description: 'stall', workspace: makeWorkspace(), stallTimeout: '3s' });
     expect(await handle.result()).toMatchObject({ status: 'completed', summary: 'on time', iterations: 1 });
     expect(attempts).toBe(2);
@@ -209,15 +223,29 @@ describe('budgets', () => {
 
 describe('a greenfield CLI from a PRD', () => {
   test('built on the first attempt: outline first, 0 lint errors, gates pass, pyproject.toml byte-identical', async () => {
-    const pyproject = '[project]\nname = "tasks-cli"\nversion = "0.1.0"\nrequires-python = ">=3.9"\n\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\n';
+    const pyproject =
+      '[project]\nname = "tasks-cli"\nversion = "0.1.0"\nrequires-python = ">=3.9"\n\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\n';
     const workspace = makeWorkspace({ 'pyproject.toml': pyproject, 'PRD.md': '# Tasks CLI\nAdd and list tasks from the command line.\n' });
-    const cli = 'import sys\n\nTASKS = []\n\n\ndef add(title):\n    TASKS.append(title)\n    return len(TASKS)\n\n\ndef main(argv):\n    if argv[:1] == ["add"]:\n        print(add(" ".join(argv[1:])))\n    return 0\n\n\nif __name__ == "__main__":\n    sys.exit(main(sys.argv[1:]))\n';
+    const cli =
+      'import sys\n\nTASKS = []\n\n\ndef add(title):\n    TASKS.append(title)\n    return len(TASKS)\n\n\ndef main(argv):\n    if argv[:1] == ["add"]:\n        print(add(" ".join(argv[1:])))\n    return 0\n\n\nif __name__ == "__main__":\n    sys.exit(main(sys.argv[1:]))\n';
     const test = 'from tasks_cli.cli import add\n\n\ndef test_add_returns_count():\n    assert add("one") == 1\n';
     harness.fake.enqueue(
       { text: '<outline>\n1. tasks_cli/__init__.py\n2. tasks_cli/cli.py\n3. tests/test_cli.py\n</outline>' },
-      { toolCalls: [{ name: 'create_file', input: { path: 'tasks_cli/__init__.py', content: '' } }, { name: 'create_file', input: { path: 'tasks_cli/cli.py', content: cli } }] },
+      {
+        toolCalls: [
+          { name: 'create_file', input: { path: 'tasks_cli/__init__.py', content: '' } },
+          { name: 'create_file', input: { path: 'tasks_cli/cli.py', content: cli } },
+        ],
+      },
       { toolCalls: [{ name: 'create_file', input: { path: 'tests/test_cli.py', content: test } }] },
-      { toolCalls: [{ name: 'edit_file', input: { path: 'pyproject.toml', edits: [{ search: pyproject.trim(), replace: '[project]\nname = "tasks"' }] } }] },
+      {
+        toolCalls: [
+          {
+            name: 'edit_file',
+            input: { path: 'pyproject.toml', edits: [{ search: pyproject.trim(), replace: '[project]\nname = "tasks"' }] },
+          },
+        ],
+      },
       (request) => {
         expect(lastMessage(request)).toContain('pyproject.toml is a config file: edit only the lines that must change');
         return { toolCalls: [{ name: 'run_tests', input: {} }] };
@@ -225,12 +253,20 @@ describe('a greenfield CLI from a PRD', () => {
       { text: 'Built the tasks CLI with an add command and a test.' },
     );
     const before = harness.fake.requests.length;
-    const handle = await harness.start({ title: 'Tasks CLI', description: 'Build the CLI described in PRD.md', workspace, prd: 'Add and list tasks.' });
+    const handle = await harness.start({
+      title: 'Tasks CLI',
+      description: 'Build the CLI described in PRD.md',
+      workspace,
+      prd: 'Add and list tasks.',
+    });
     const result = (await handle.result()) as TaskResult;
     expect(result).toMatchObject({ status: 'completed', gates: [{ name: 'tests', passed: true }] });
     expect(result.iterations).toBe(6);
     expect(readFileSync(path.join(workspace, 'pyproject.toml'), 'utf8')).toBe(pyproject);
-    const allToolResults = harness.fake.requests.slice(before).map((request) => JSON.stringify(request.body.messages)).join('\n');
+    const allToolResults = harness.fake.requests
+      .slice(before)
+      .map((request) => JSON.stringify(request.body.messages))
+      .join('\n');
     const lint = allToolResults.indexOf('LINT ERRORS');
     expect(lint === -1 ? '' : allToolResults.slice(lint - 200, lint + 600)).toBe('');
     const state = await handle.query(getStateQuery);

@@ -5,9 +5,7 @@ import type { TextDocument } from './text-document.js';
 export type LineLevel = 'whitespace' | 'indentation' | 'fuzzy';
 
 /** Where a block sits: a character range for `exact`, whole lines (0-based `start`) for the other levels. */
-export type Location =
-  | { level: 'exact'; offset: number; length: number }
-  | { level: LineLevel; start: number; count: number };
+export type Location = { level: 'exact'; offset: number; length: number } | { level: LineLevel; start: number; count: number };
 
 /** Every occurrence of `block` (with `\n` breaks) in the document, overlapping ones included. */
 export function locateExact(document: TextDocument, block: string): Location[] {

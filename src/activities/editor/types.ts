@@ -24,5 +24,4 @@ export type MatchLevel = 'exact' | 'whitespace' | 'indentation' | 'fuzzy' | 'alr
  * `editIndex` is 0-based while `message` counts edits from 1, as the model does.
  */
 export type EditOutcome =
-  | { ok: true; content: string; diff: string; levels: MatchLevel[]; changed: boolean }
-  | { ok: false; editIndex: number; message: string };
+  { ok: true; content: string; diff: string; levels: MatchLevel[]; changed: boolean } | { ok: false; editIndex: number; message: string };

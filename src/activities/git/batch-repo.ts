@@ -41,11 +41,15 @@ export async function prepareBatchRepo(
   const repo = top.stdout;
   const baseRef = input.baseBranch ?? ((await tryGit(repo, ['symbolic-ref', '--short', 'HEAD'])).stdout || 'HEAD');
   if (!(await tryGit(repo, ['rev-parse', '--verify', `${baseRef}^{commit}`])).ok) {
-    throw ApplicationFailure.nonRetryable(`base ${baseRef} does not name a commit in ${repo}; commit something first or pass baseBranch`, ErrorType.InvalidInput);
+    throw ApplicationFailure.nonRetryable(
+      `base ${baseRef} does not name a commit in ${repo}; commit something first or pass baseBranch`,
+      ErrorType.InvalidInput,
+    );
   }
   const integrationBranch = branchFor(input.batchId, 'integration');
   const integrationPath = path.join(worktreeRoot(repo, input.batchId, worktreesDir), '_integration');
-  if (!(await tryGit(repo, ['rev-parse', '--verify', `refs/heads/${integrationBranch}`])).ok) await git(repo, ['branch', integrationBranch, baseRef]);
+  if (!(await tryGit(repo, ['rev-parse', '--verify', `refs/heads/${integrationBranch}`])).ok)
+    await git(repo, ['branch', integrationBranch, baseRef]);
   if (!existsSync(integrationPath)) {
     await mkdir(path.dirname(integrationPath), { recursive: true });
     await git(repo, ['worktree', 'add', integrationPath, integrationBranch]);
@@ -69,7 +73,12 @@ export async function createTaskWorktree(
 }
 
 /** Fresh worktrees for several tasks from the integration tip, cut side by side. */
-export async function cutTaskWorktrees(repo: string, batchId: string, taskIds: string[], worktreesDir?: string): Promise<PreparedWorktree[]> {
+export async function cutTaskWorktrees(
+  repo: string,
+  batchId: string,
+  taskIds: string[],
+  worktreesDir?: string,
+): Promise<PreparedWorktree[]> {
   const worktrees = taskIds.map((taskId) => ({ taskId, ...taskWorktree(repo, batchId, taskId, worktreesDir) }));
   for (const worktree of worktrees) await deleteWorktree(repo, worktree.path);
   await Promise.all(worktrees.map((worktree) => addTaskWorktree(repo, batchId, worktree)));

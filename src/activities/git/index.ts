@@ -30,7 +30,8 @@ export function createGitActivities({ worktreesDir }: { worktreesDir?: string } 
     }): Promise<{ path: string; branch: string }> => withHeartbeat(() => createTaskWorktree(input, worktreesDir)),
     integrateTask: (input: IntegrateRequest): Promise<MergeOutcome & { prepared: PreparedWorktree[] }> =>
       withHeartbeat(() => integrateTask(input, worktreesDir)),
-    integrateTasks: (input: IntegrateTasksRequest): Promise<IntegrateTasksResult> => withHeartbeat(() => integrateTasks(input, worktreesDir)),
+    integrateTasks: (input: IntegrateTasksRequest): Promise<IntegrateTasksResult> =>
+      withHeartbeat(() => integrateTasks(input, worktreesDir)),
     removeTaskWorktree: (input: { repo: string; path: string }): Promise<void> =>
       withHeartbeat(() => removeWorktree(input.repo, input.path)),
     removeTaskWorktrees: (input: { repo: string; paths: string[] }): Promise<void> =>

@@ -15,13 +15,17 @@ export interface IntegrateRequest {
  * ready. Only batch runs whose history predates `integrateTasks` schedule it; it goes with the `batchMergesTogether`
  * patch. Safe to repeat: nothing to commit, already merged and an existing worktree are all fine.
  */
-export async function integrateTask(input: IntegrateRequest, worktreesDir?: string): Promise<MergeOutcome & { prepared: PreparedWorktree[] }> {
+export async function integrateTask(
+  input: IntegrateRequest,
+  worktreesDir?: string,
+): Promise<MergeOutcome & { prepared: PreparedWorktree[] }> {
   await commitTaskWork({ path: input.worktree, message: input.commitMessage });
   const outcome = await mergeTaskBranch({ integrationPath: input.integrationPath, branch: input.branch, message: input.mergeMessage });
   const prepared: PreparedWorktree[] = [];
   if (outcome.merged && input.prepare) {
     const { repo, batchId, taskIds } = input.prepare;
-    for (const taskId of taskIds) prepared.push({ taskId, ...(await createTaskWorktree({ repo, batchId, taskId, fresh: true }, worktreesDir)) });
+    for (const taskId of taskIds)
+      prepared.push({ taskId, ...(await createTaskWorktree({ repo, batchId, taskId, fresh: true }, worktreesDir)) });
   }
   return { ...outcome, prepared };
 }

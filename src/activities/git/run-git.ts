@@ -18,7 +18,12 @@ export interface GitResult {
 
 /** Runs git without a shell; `ok` is false on a non-zero exit, for the callers that expect one. */
 export async function tryGit(cwd: string, args: string[]): Promise<GitResult> {
-  const result = await execa('git', [...NO_PROGRAMS, ...IDENTITY, ...args], { cwd, reject: false, stdin: 'ignore', env: { GIT_TERMINAL_PROMPT: '0' } });
+  const result = await execa('git', [...NO_PROGRAMS, ...IDENTITY, ...args], {
+    cwd,
+    reject: false,
+    stdin: 'ignore',
+    env: { GIT_TERMINAL_PROMPT: '0' },
+  });
   return { ok: result.exitCode === 0, stdout: String(result.stdout).trim(), stderr: String(result.stderr).trim() };
 }
 

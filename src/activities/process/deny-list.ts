@@ -10,11 +10,13 @@ const DENIED: { reason: string; matches: (command: SimpleCommand) => boolean }[]
   { reason: 'formats a filesystem', matches: ({ program }) => program?.startsWith('mkfs') ?? false },
   {
     reason: 'writes to a raw device',
-    matches: ({ program, args, writes }) => (program === 'dd' && args.some((arg) => /^of=\/dev\/(?!null$)/.test(arg))) || writes.some(isDisk),
+    matches: ({ program, args, writes }) =>
+      (program === 'dd' && args.some((arg) => /^of=\/dev\/(?!null$)/.test(arg))) || writes.some(isDisk),
   },
   {
     reason: 'stops the machine',
-    matches: ({ program, args }) => ['shutdown', 'reboot', 'halt', 'poweroff'].includes(program ?? '') || (program === 'init' && /^[06]$/.test(args[0] ?? '')),
+    matches: ({ program, args }) =>
+      ['shutdown', 'reboot', 'halt', 'poweroff'].includes(program ?? '') || (program === 'init' && /^[06]$/.test(args[0] ?? '')),
   },
   { reason: 'privilege escalation', matches: ({ program }) => ['sudo', 'su', 'doas', 'pkexec'].includes(program ?? '') },
   {
@@ -23,11 +25,15 @@ const DENIED: { reason: string; matches: (command: SimpleCommand) => boolean }[]
   },
   {
     reason: 'force-pushes over remote history',
-    matches: ({ program, args }) => program === 'git' && args.includes('push') && args.some((arg) => /^(--force|--force-with-lease|-[a-zA-Z]*f[a-zA-Z]*)(=.*)?$/.test(arg) || /^\+\S/.test(arg)),
+    matches: ({ program, args }) =>
+      program === 'git' &&
+      args.includes('push') &&
+      args.some((arg) => /^(--force|--force-with-lease|-[a-zA-Z]*f[a-zA-Z]*)(=.*)?$/.test(arg) || /^\+\S/.test(arg)),
   },
   {
     reason: 'kills processes beyond the command',
-    matches: ({ program, args }) => program === 'killall' || (program === 'kill' && args.includes('-1')) || (program === 'pkill' && args.includes('-u')),
+    matches: ({ program, args }) =>
+      program === 'killall' || (program === 'kill' && args.includes('-1')) || (program === 'pkill' && args.includes('-u')),
   },
   {
     reason: 'pipes a download straight into a shell',

@@ -47,14 +47,17 @@ function pidsHierarchy(): { path: string; version: 1 | 2 } | undefined {
   }
   for (const line of mounts) {
     const [, mountPoint, type, options = ''] = line.split(' ');
-    if (type === 'cgroup' && options.split(',').includes('pids')) return { path: path.join(mountPoint, ownGroup('pids'), 'codeloop'), version: 1 };
+    if (type === 'cgroup' && options.split(',').includes('pids'))
+      return { path: path.join(mountPoint, ownGroup('pids'), 'codeloop'), version: 1 };
     if (type === 'cgroup2' && controllers(mountPoint).includes('pids')) return { path: path.join(mountPoint, 'codeloop'), version: 2 };
   }
   return undefined;
 }
 
 function ownGroup(controller: string): string {
-  const line = readFileSync('/proc/self/cgroup', 'utf8').split('\n').find((entry) => entry.split(':')[1]?.split(',').includes(controller));
+  const line = readFileSync('/proc/self/cgroup', 'utf8')
+    .split('\n')
+    .find((entry) => entry.split(':')[1]?.split(',').includes(controller));
   return line?.split(':')[2] ?? '/';
 }
 

@@ -72,10 +72,13 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
     setTimeout(() => killGroup('SIGKILL'), KILL_GRACE_MS).unref();
   };
   // Unsandboxed, coreutils `timeout` acts first and this timer is the backstop.
-  const timer = setTimeout(() => {
-    timedOut = true;
-    stop();
-  }, timeoutSeconds * 1000 + (request.sandbox.mode === 'off' ? KILL_GRACE_MS : 0));
+  const timer = setTimeout(
+    () => {
+      timedOut = true;
+      stop();
+    },
+    timeoutSeconds * 1000 + (request.sandbox.mode === 'off' ? KILL_GRACE_MS : 0),
+  );
   const onAbort = () => {
     cancelled = true;
     stop();
@@ -116,12 +119,15 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
 
 /** Waits for the pipes to close, at most `DRAIN_MS`, then closes them from this side. */
 async function drain(...streams: NodeJS.ReadableStream[]): Promise<void> {
-  const closed = streams.map((stream) => new Promise<void>((resolve) => {
-    const readable = stream as NodeJS.ReadableStream & { readableEnded?: boolean; destroyed?: boolean };
-    if (readable.readableEnded || readable.destroyed) return resolve();
-    stream.once('end', () => resolve());
-    stream.once('close', () => resolve());
-  }));
+  const closed = streams.map(
+    (stream) =>
+      new Promise<void>((resolve) => {
+        const readable = stream as NodeJS.ReadableStream & { readableEnded?: boolean; destroyed?: boolean };
+        if (readable.readableEnded || readable.destroyed) return resolve();
+        stream.once('end', () => resolve());
+        stream.once('close', () => resolve());
+      }),
+  );
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([Promise.all(closed), new Promise((resolve) => (timer = setTimeout(resolve, DRAIN_MS)))]);
   clearTimeout(timer);

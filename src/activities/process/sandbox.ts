@@ -58,7 +58,7 @@ export function createSandbox(env: NodeJS.ProcessEnv = process.env, settings: Sa
   if (!bwrap) {
     throw new SandboxUnavailableError(
       'the command sandbox needs bubblewrap, which is not installed: install it (Debian/Ubuntu: apt-get install bubblewrap), ' +
-        'or set CODELOOP_SANDBOX=off to run the agent\'s commands unsandboxed (not recommended)',
+        "or set CODELOOP_SANDBOX=off to run the agent's commands unsandboxed (not recommended)",
     );
   }
   const mounts = readOnlyMounts(env.PATH ?? '', settings.readOnly);
@@ -67,7 +67,9 @@ export function createSandbox(env: NodeJS.ProcessEnv = process.env, settings: Sa
     mode: 'on',
     description:
       `commands run sandboxed by ${bwrap}` +
-      (limit ? `, at most ${MAX_PROCESSES} processes each (${limit.location})` : '; no process-count limit: this host lets the worker create no pids cgroup'),
+      (limit
+        ? `, at most ${MAX_PROCESSES} processes each (${limit.location})`
+        : '; no process-count limit: this host lets the worker create no pids cgroup'),
     launch(command, { workspace, access }) {
       const args = [
         ...['--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--new-session', '--cap-drop', 'ALL'],
@@ -90,7 +92,7 @@ export function createSandbox(env: NodeJS.ProcessEnv = process.env, settings: Sa
 function unsandboxed(env: NodeJS.ProcessEnv): Sandbox {
   return {
     mode: 'off',
-    description: 'CODELOOP_SANDBOX=off: the agent\'s commands run UNSANDBOXED with the worker\'s own rights and network',
+    description: "CODELOOP_SANDBOX=off: the agent's commands run UNSANDBOXED with the worker's own rights and network",
     launch(command, { timeoutSeconds }) {
       const args = [`--kill-after=${KILL_GRACE_SECONDS}`, String(timeoutSeconds), 'bash', '-c', `ulimit -f ${MAX_FILE_KIB}; ${command}`];
       return { file: 'timeout', args, home: env.HOME ?? '/tmp', release: async () => undefined };
@@ -107,7 +109,7 @@ function probe(sandbox: Sandbox) {
   const why = (result.stderr || result.error?.message || `exit ${result.status}`).trim();
   throw new SandboxUnavailableError(
     `the command sandbox cannot start here (${why}). bubblewrap needs user namespaces: allow them ` +
-      '(sysctl kernel.unprivileged_userns_clone=1; in Docker, see the README\'s Safety section), ' +
-      'or set CODELOOP_SANDBOX=off to run the agent\'s commands unsandboxed (not recommended)',
+      "(sysctl kernel.unprivileged_userns_clone=1; in Docker, see the README's Safety section), " +
+      "or set CODELOOP_SANDBOX=off to run the agent's commands unsandboxed (not recommended)",
   );
 }

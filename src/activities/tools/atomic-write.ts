@@ -54,7 +54,13 @@ async function linkNew(temp: string, target: string): Promise<'linked' | 'rename
     if (code === 'EEXIST') return 'exists';
     if (!NO_HARD_LINKS.has(code)) throw error;
   }
-  if (await lstat(target).then(() => true, () => false)) return 'exists';
+  if (
+    await lstat(target).then(
+      () => true,
+      () => false,
+    )
+  )
+    return 'exists';
   await rename(temp, target);
   return 'renamed';
 }

@@ -2,10 +2,32 @@ import path from 'node:path';
 
 /** Manifests and tool configs: their unchanged bytes matter to everything else in the project. */
 const CONFIG_FILES = new Set([
-  'package.json', 'package-lock.json', 'pyproject.toml', 'setup.cfg', 'setup.py', 'requirements.txt', 'tsconfig.json',
-  'Cargo.toml', 'go.mod', 'pom.xml', 'build.gradle', 'Gemfile', 'composer.json', 'tox.ini', 'pytest.ini', '.eslintrc',
-  '.eslintrc.json', 'eslint.config.js', 'eslint.config.mjs', 'vite.config.ts', 'vitest.config.ts', 'jest.config.js',
-  'Makefile', 'Dockerfile', 'docker-compose.yml', 'codeloop.json',
+  'package.json',
+  'package-lock.json',
+  'pyproject.toml',
+  'setup.cfg',
+  'setup.py',
+  'requirements.txt',
+  'tsconfig.json',
+  'Cargo.toml',
+  'go.mod',
+  'pom.xml',
+  'build.gradle',
+  'Gemfile',
+  'composer.json',
+  'tox.ini',
+  'pytest.ini',
+  '.eslintrc',
+  '.eslintrc.json',
+  'eslint.config.js',
+  'eslint.config.mjs',
+  'vite.config.ts',
+  'vitest.config.ts',
+  'jest.config.js',
+  'Makefile',
+  'Dockerfile',
+  'docker-compose.yml',
+  'codeloop.json',
 ]);
 
 export function isConfigFile(file: string): boolean {

@@ -39,7 +39,8 @@ export async function editWorkspaceFile(
         }
         const outcome = applyEdits(file.relative, original.text, input.edits, { retried: context.attempt > 1 });
         if (!outcome.ok) return refuse(outcome.message);
-        if (!outcome.changed && context.attempt > 1) return ok(`${file.relative}: the requested change is already in place; nothing to do`, file.relative);
+        if (!outcome.changed && context.attempt > 1)
+          return ok(`${file.relative}: the requested change is already in place; nothing to do`, file.relative);
         if (!outcome.changed) refuse(describeNoChange(file.relative, outcome.levels));
         await writeFileAtomic(directory, encodeText({ ...original, text: outcome.content }), { replace: true, mode });
         const how = outcome.levels.some((level) => level !== 'exact') ? ` (matched: ${outcome.levels.join(', ')})` : '';

@@ -62,7 +62,10 @@ export async function globInWorkspace(request: GlobRequest): Promise<string[]> {
       return real !== undefined && isInside(root, real);
     }),
   );
-  return entries.filter((_, index) => inside[index]).map((entry) => path.posix.normalize(entry.path)).sort();
+  return entries
+    .filter((_, index) => inside[index])
+    .map((entry) => path.posix.normalize(entry.path))
+    .sort();
 }
 
 /** True when `real` is `root` or below it; both must be real paths. */
@@ -76,7 +79,8 @@ export function realPathOfOpen(handle: FileHandle): Promise<string> {
 }
 
 function refuseEscapingPattern(pattern: string, option: string, relativeTo: string): void {
-  if (pattern.length > MAX_PATTERN_CHARS) refuse(`${option} is ${pattern.length} characters long; keep it under ${MAX_PATTERN_CHARS}, e.g. src/**/*.ts`);
+  if (pattern.length > MAX_PATTERN_CHARS)
+    refuse(`${option} is ${pattern.length} characters long; keep it under ${MAX_PATTERN_CHARS}, e.g. src/**/*.ts`);
   if (countBraceExpansions(pattern) > MAX_EXPANDED_PATTERNS) {
     refuse(`${option} ${pattern} expands to more than ${MAX_EXPANDED_PATTERNS} patterns; use fewer or smaller brace sets`);
   }
@@ -99,10 +103,19 @@ function refuseEscapingPattern(pattern: string, option: string, relativeTo: stri
  */
 function fileSystemInside(root: string): Partial<fg.FileSystemAdapter> {
   const readdirInside = (directory: string, _options: unknown, callback: (error: Error | null, entries?: Dirent[]) => void) =>
-    settle(inDirectoryInside(root, directory, (held) => readdir(held, { withFileTypes: true })), callback);
+    settle(
+      inDirectoryInside(root, directory, (held) => readdir(held, { withFileTypes: true })),
+      callback,
+    );
   const lstatInside = (file: string, callback: (error: Error | null, stats?: Stats) => void) =>
-    settle(inDirectoryInside(root, path.dirname(file), (held) => lstat(path.join(held, path.basename(file)))), callback);
-  return { readdir: readdirInside as unknown as fg.FileSystemAdapter['readdir'], lstat: lstatInside as unknown as fg.FileSystemAdapter['lstat'] };
+    settle(
+      inDirectoryInside(root, path.dirname(file), (held) => lstat(path.join(held, path.basename(file)))),
+      callback,
+    );
+  return {
+    readdir: readdirInside as unknown as fg.FileSystemAdapter['readdir'],
+    lstat: lstatInside as unknown as fg.FileSystemAdapter['lstat'],
+  };
 }
 
 async function inDirectoryInside<T>(root: string, directory: string, body: (held: string) => Promise<T>): Promise<T> {
@@ -116,7 +129,10 @@ async function inDirectoryInside<T>(root: string, directory: string, body: (held
 }
 
 function settle<T>(work: Promise<T>, callback: (error: Error | null, value?: T) => void): void {
-  work.then((value) => callback(null, value), (error: Error) => callback(error));
+  work.then(
+    (value) => callback(null, value),
+    (error: Error) => callback(error),
+  );
 }
 
 /** Real path of a directory a match sits in, looked up once per directory however many matches it holds. */

@@ -1,7 +1,25 @@
 /** Directories no tool walks into: VCS data, dependencies, caches and build output. */
 export const IGNORED_DIRECTORIES = [
-  '.git', 'node_modules', 'dist', 'build', 'out', 'coverage', '.next', '.nuxt', '.turbo', '.cache',
-  '__pycache__', '.venv', 'venv', '.tox', '.pytest_cache', '.mypy_cache', '.ruff_cache', 'target', '.gradle', '.idea',
+  '.git',
+  'node_modules',
+  'dist',
+  'build',
+  'out',
+  'coverage',
+  '.next',
+  '.nuxt',
+  '.turbo',
+  '.cache',
+  '__pycache__',
+  '.venv',
+  'venv',
+  '.tox',
+  '.pytest_cache',
+  '.mypy_cache',
+  '.ruff_cache',
+  'target',
+  '.gradle',
+  '.idea',
 ];
 
 /** fast-glob `ignore` patterns for the directories above, at any depth. */

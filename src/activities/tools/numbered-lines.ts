@@ -17,7 +17,10 @@ export interface FittedLines {
  * `fromEnd`, from the end. A cut line ends with a marker giving its real size, so the model knows it saw a part.
  */
 export function fitLines(lines: ScannedLine[], width: number, budget: number, fromEnd = false): FittedLines {
-  const rendered = lines.map((line) => `${String(line.number).padStart(width)} | ${line.text}${line.cut ? ` … [line cut: ${formatCount(line.bytes)} bytes in all]` : ''}`);
+  const rendered = lines.map(
+    (line) =>
+      `${String(line.number).padStart(width)} | ${line.text}${line.cut ? ` … [line cut: ${formatCount(line.bytes)} bytes in all]` : ''}`,
+  );
   const order = fromEnd ? [...rendered.keys()].reverse() : [...rendered.keys()];
   let used = 0;
   let count = 0;

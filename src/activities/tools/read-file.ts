@@ -54,12 +54,18 @@ async function showFile(handle: FileHandle, size: number, relative: string, inpu
     if (start > total) refuse(`${input.path} has ${total} lines; start_line ${start} is past the end`);
     if (end < start) refuse(`end_line ${end} is before start_line ${start}`);
     const shown = fitLines(scan.lines, String(end).length, budget);
-    return [`${header}, lines ${start}-${shown.lines.at(-1)!.number}:`, shown.text, ...describeOmissions(shown.lines, end, relative)].join('\n');
+    return [`${header}, lines ${start}-${shown.lines.at(-1)!.number}:`, shown.text, ...describeOmissions(shown.lines, end, relative)].join(
+      '\n',
+    );
   }
   if (total <= READ_FILE.longFileLines) {
     const shown = fitLines(scan.lines, String(total).length, budget);
     const last = shown.lines.at(-1)!.number;
-    return [last === total ? `${header}:` : `${header}, lines 1-${last}:`, shown.text, ...describeOmissions(shown.lines, total, relative)].join('\n');
+    return [
+      last === total ? `${header}:` : `${header}, lines 1-${last}:`,
+      shown.text,
+      ...describeOmissions(shown.lines, total, relative),
+    ].join('\n');
   }
 
   const width = String(total).length;

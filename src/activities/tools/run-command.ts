@@ -29,11 +29,7 @@ export const shellQuote = (value: string): string => `'${value.replace(/'/g, `'\
  * `run_command`: refused when the deny-list matches, otherwise run in the workspace's sandbox.
  * A non-zero exit or a timeout is an observation for the model, not a failed activity.
  */
-export async function runWorkspaceCommand(
-  shell: WorkspaceShell,
-  workspace: string,
-  input: ToolInput<'run_command'>,
-): Promise<ToolOutcome> {
+export async function runWorkspaceCommand(shell: WorkspaceShell, workspace: string, input: ToolInput<'run_command'>): Promise<ToolOutcome> {
   const reason = deniedReason(input.command);
   if (reason) return { content: `command refused (${reason}): ${input.command}`, isError: true };
   const result = await shell(input.command, { workspace, timeoutMs: input.timeout * 1000 });
@@ -43,9 +39,10 @@ export async function runWorkspaceCommand(
 /** `$ cmd`, how it ended, then its output cut to `maxChars` keeping both ends. */
 export function describeRun(command: string, result: ProcessResult, maxChars: number): string {
   const output = result.output.trim() === '' ? '(no output)' : truncateMiddle(result.output.trimEnd(), maxChars);
-  const cut = result.omittedBytes > 0
-    ? `\n(the command wrote ${formatCount(result.outputBytes)} bytes of output; only its beginning and end were kept)`
-    : '';
+  const cut =
+    result.omittedBytes > 0
+      ? `\n(the command wrote ${formatCount(result.outputBytes)} bytes of output; only its beginning and end were kept)`
+      : '';
   return `$ ${command}\n${describeEnding(result)}${cut}\n${output}`;
 }
 

@@ -57,7 +57,8 @@ export async function runWorkspaceTests(shell: WorkspaceShell, workspace: string
  * (pytest's `--basetemp=DIR` deletes DIR), and the resolved path goes to the runner as `./relative`.
  */
 function testTarget(workspace: string, testPath: string): string {
-  if (testPath.startsWith('-')) refuse(`test_path ${testPath} looks like an option; pass a file or directory in the workspace, e.g. tests/test_app.py`);
+  if (testPath.startsWith('-'))
+    refuse(`test_path ${testPath} looks like an option; pass a file or directory in the workspace, e.g. tests/test_app.py`);
   const { relative } = resolveInWorkspace(workspace, testPath);
   return relative === '.' ? '.' : `./${relative}`;
 }

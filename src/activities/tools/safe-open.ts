@@ -20,9 +20,7 @@ export interface HeldDirectory {
 
 /** What a name in a held directory turned out to be. A `file` is open for reading; the caller closes it. */
 export type OpenedEntry =
-  | { kind: 'missing' }
-  | { kind: 'file'; handle: FileHandle; stats: Stats }
-  | { kind: 'other'; isDirectory: boolean; description: string };
+  { kind: 'missing' } | { kind: 'file'; handle: FileHandle; stats: Stats } | { kind: 'other'; isDirectory: boolean; description: string };
 
 /** How `withParentDirectory` treats a directory on the way that does not exist. */
 export type MissingDirectories = { create: true } | { create: false; refuseMissing: () => never };
@@ -39,7 +37,8 @@ export async function withParentDirectory<T>(
   missing: MissingDirectories,
   body: (directory: HeldDirectory) => Promise<T>,
 ): Promise<T> {
-  if (!existsSync('/proc/self/fd')) throw new Error('the file tools open workspace paths through /proc/self/fd: mount /proc on this worker');
+  if (!existsSync('/proc/self/fd'))
+    throw new Error('the file tools open workspace paths through /proc/self/fd: mount /proc on this worker');
   const parts = file.relative === '.' ? [] : file.relative.split('/');
   const name = parts.pop() ?? '.';
   let handle = await open(file.root, O_RDONLY | O_DIRECTORY);
@@ -54,7 +53,9 @@ export async function withParentDirectory<T>(
       const where = parts.slice(0, index + 1).join('/');
       if (child === 'symlink') refuse(describeChange(requested, where));
       if (!missing.create) missing.refuseMissing();
-      refuse(`cannot create ${requested}: ${where} ${child === 'missing' ? 'was removed while it was being made; try again' : 'is not a directory'}`);
+      refuse(
+        `cannot create ${requested}: ${where} ${child === 'missing' ? 'was removed while it was being made; try again' : 'is not a directory'}`,
+      );
     }
     const fd = handle.fd;
     return await body({ name, requested, pathOf: (entry = name) => `/proc/self/fd/${fd}/${entry}` });
@@ -95,7 +96,11 @@ export function refuseNonRegular(requested: string, entry: Extract<OpenedEntry, 
   return refuse(`${requested} is ${entry.description}, not a regular file; ${rule}`);
 }
 
-async function openChildDirectory(parent: FileHandle, name: string, create: boolean): Promise<FileHandle | 'missing' | 'symlink' | 'not-a-directory'> {
+async function openChildDirectory(
+  parent: FileHandle,
+  name: string,
+  create: boolean,
+): Promise<FileHandle | 'missing' | 'symlink' | 'not-a-directory'> {
   const child = `/proc/self/fd/${parent.fd}/${name}`;
   try {
     return await open(child, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);

@@ -49,7 +49,12 @@ export async function scanLines(handle: FileHandle, request: LineRequest): Promi
   const tail = lines.filter((line) => line.number >= tailFrom);
   const rereadFrom = Math.max(tailFrom, request.to + 1);
   if (rereadFrom > total) return { binary: false, total, lines, tail };
-  const rest = await collectLines(handle, starts[(rereadFrom - 1) % starts.length]!, rereadFrom, { ...request, from: rereadFrom, to: total, tail: 0 });
+  const rest = await collectLines(handle, starts[(rereadFrom - 1) % starts.length]!, rereadFrom, {
+    ...request,
+    from: rereadFrom,
+    to: total,
+    tail: 0,
+  });
   return { binary: false, total, lines, tail: rest.binary ? tail : [...tail, ...rest.lines] };
 }
 
@@ -70,7 +75,8 @@ async function collectLines(handle: FileHandle, position: number, number: number
   starts[(number - 1) % starts.length] = offset;
 
   const endLine = (ended: boolean) => {
-    if (number >= request.from && number <= request.to) lines.push(showLine(number, Buffer.concat(kept), lineBytes, ended, request.maxLineChars));
+    if (number >= request.from && number <= request.to)
+      lines.push(showLine(number, Buffer.concat(kept), lineBytes, ended, request.maxLineChars));
     number += 1;
     kept = [];
     keptBytes = 0;
@@ -84,7 +90,7 @@ async function collectLines(handle: FileHandle, position: number, number: number
     if (bytesRead === 0) break;
     const data = chunk.subarray(0, bytesRead);
     if (offset === 0 && looksBinary(data)) return { binary: true };
-    for (let start = 0; start < data.length; ) {
+    for (let start = 0; start < data.length;) {
       const newline = data.indexOf(NEWLINE, start);
       const end = newline === -1 ? data.length : newline;
       const wanted = number >= request.from && number <= request.to;

@@ -43,7 +43,11 @@ function realPath(candidate: string, requested: string, followed = 0): string {
     existing = path.dirname(existing);
     entry = entryAt(existing);
   }
-  if (!entry.isSymbolicLink()) return path.join(whileUnchanged(() => realpathSync(existing), requested), ...missing);
+  if (!entry.isSymbolicLink())
+    return path.join(
+      whileUnchanged(() => realpathSync(existing), requested),
+      ...missing,
+    );
   if (followed >= MAX_SYMLINKS) refuse(`path ${requested} goes through more than ${MAX_SYMLINKS} symlinks`);
   // Everything above `existing` exists (lstat reached it), so its directory resolves; the link's target may not.
   const target = whileUnchanged(() => path.resolve(realpathSync(path.dirname(existing)), readlinkSync(existing)), requested);

@@ -43,7 +43,9 @@ function hasPythonTests(workspace: string): boolean {
   const looksLikeTest = (name: string) => /^test_.*\.py$|_test\.py$/.test(name);
   const top = readdirSync(workspace);
   if (top.some(looksLikeTest)) return true;
-  return ['tests', 'test'].some((dir) => existsSync(path.join(workspace, dir)) && readdirSync(path.join(workspace, dir)).some(looksLikeTest));
+  return ['tests', 'test'].some(
+    (dir) => existsSync(path.join(workspace, dir)) && readdirSync(path.join(workspace, dir)).some(looksLikeTest),
+  );
 }
 
 /** Runs one gate; a failure is a result for the model, never a failed activity. */
@@ -56,5 +58,13 @@ export async function runGate(shell: WorkspaceShell, workspace: string, gate: Ga
     : result.timedOut
       ? `timed out after ${gate.timeoutSeconds}s`
       : truncateMiddle(firstFailure(output), COMMAND_OUTPUT_CHARS);
-  return { name: gate.name, command: gate.command, passed, exitCode: result.exitCode, timedOut: result.timedOut, durationMs: result.durationMs, summary };
+  return {
+    name: gate.name,
+    command: gate.command,
+    passed,
+    exitCode: result.exitCode,
+    timedOut: result.timedOut,
+    durationMs: result.durationMs,
+    summary,
+  };
 }

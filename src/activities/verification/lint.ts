@@ -13,8 +13,17 @@ export interface LintReport {
 }
 
 const LINT_TIMEOUT_MS = 120_000;
-const ESLINT_CONFIGS = ['eslint.config.js', 'eslint.config.mjs', 'eslint.config.cjs', 'eslint.config.ts', '.eslintrc', '.eslintrc.js', '.eslintrc.cjs', '.eslintrc.json', '.eslintrc.yml'];
-
+const ESLINT_CONFIGS = [
+  'eslint.config.js',
+  'eslint.config.mjs',
+  'eslint.config.cjs',
+  'eslint.config.ts',
+  '.eslintrc',
+  '.eslintrc.js',
+  '.eslintrc.cjs',
+  '.eslintrc.json',
+  '.eslintrc.yml',
+];
 
 /**
  * Lints one file right after an edit or create, with what the workspace has: ruff (autofix first) for Python,
@@ -32,7 +41,11 @@ export async function lintFile(
   /** With `keep`, only the kept lines count: a project-wide checker fails for other files' errors too. */
   const run = async (linter: string, command: string, keep?: (line: string) => boolean): Promise<LintReport> => {
     const result = await shell(command, { workspace, timeoutMs: LINT_TIMEOUT_MS });
-    const output = result.output.split('\n').filter(keep ?? (() => true)).join('\n').trim();
+    const output = result.output
+      .split('\n')
+      .filter(keep ?? (() => true))
+      .join('\n')
+      .trim();
     const failed = result.timedOut || (keep ? output !== '' : result.exitCode !== 0);
     return { linter, errors: failed ? truncateEnd(output || `${linter} exited with ${result.exitCode}`, LINT_OUTPUT_CHARS) : undefined };
   };

@@ -99,12 +99,14 @@ function rewrite(messages: Message[], results: Map<string, string>, inputs: Map<
   const thinking = (block: ContentBlock) => block.type === 'thinking' || block.type === 'redacted_thinking';
   return messages.map((message, index) => ({
     ...message,
-    content: (index < dropThinkingBefore && message.content.some((block) => !thinking(block)) ? message.content.filter((block) => !thinking(block)) : message.content)
-      .map((block) => {
+    content: (index < dropThinkingBefore && message.content.some((block) => !thinking(block))
+      ? message.content.filter((block) => !thinking(block))
+      : message.content
+    ).map((block) => {
       if (block.type === 'tool_result' && results.has(block.tool_use_id)) return { ...block, content: results.get(block.tool_use_id)! };
       if (block.type === 'tool_use' && inputs.has(block.id)) return { ...block, input: inputs.get(block.id) };
       return block;
-      }),
+    }),
   }));
 }
 
@@ -124,12 +126,18 @@ export function maskOldToolOutputs(messages: Message[], keepLatest = true): Mess
     if (call.messageIndex >= cut) continue;
     const content = call.result?.content ?? '';
     if (call.result && !keep.has(call.use.id) && content.length > LARGE && !content.startsWith('[')) {
-      results.set(call.use.id, `[output omitted to save context: ${content.length} chars from ${call.use.name} ${targetOf(call)}; call the tool again if you need it]`);
+      results.set(
+        call.use.id,
+        `[output omitted to save context: ${content.length} chars from ${call.use.name} ${targetOf(call)}; call the tool again if you need it]`,
+      );
     }
     const input = call.use.input as Record<string, unknown>;
     const bulky = Object.entries(input).filter(([, value]) => JSON.stringify(value).length > LARGE);
     if (bulky.length > 0) {
-      inputs.set(call.use.id, { ...input, ...Object.fromEntries(bulky.map(([key, value]) => [key, `[omitted: ${JSON.stringify(value).length} chars]`])) });
+      inputs.set(call.use.id, {
+        ...input,
+        ...Object.fromEntries(bulky.map(([key, value]) => [key, `[omitted: ${JSON.stringify(value).length} chars]`])),
+      });
     }
   }
   return rewrite(messages, results, inputs, cut);
@@ -147,7 +155,9 @@ export function dropSupersededOutputs(messages: Message[], keepLatest = true): M
     if (!call.result || call.messageIndex >= lastExchange || call.result.content.startsWith('[')) return;
     const target = targetOf(call);
     if (call.use.name === 'read_file') {
-      const later = calls.slice(index + 1).find((other) => ['read_file', 'edit_file', 'create_file'].includes(other.use.name) && targetOf(other) === target);
+      const later = calls
+        .slice(index + 1)
+        .find((other) => ['read_file', 'edit_file', 'create_file'].includes(other.use.name) && targetOf(other) === target);
       if (later) results.set(call.use.id, `[superseded by a later ${later.use.name} of ${target}]`);
     }
     if (call.use.name === 'run_tests' && !call.result.is_error) results.set(call.use.id, '[tests passed; output dropped]');
@@ -205,6 +215,6 @@ export function transcript(messages: Message[]): string {
 }
 
 export const SUMMARY_SYSTEM =
-  'You summarise the earlier part of a coding agent\'s session so it can continue without it. Keep: what the task is, ' +
+  "You summarise the earlier part of a coding agent's session so it can continue without it. Keep: what the task is, " +
   'decisions made, files created or changed and why, what was verified, errors still unresolved, and the next step. ' +
   'Be concise; use short bullet points.';

@@ -5,8 +5,10 @@
  */
 export type QuestionCategory = 'requirements' | 'access' | 'external-service';
 
-const ACCESS = /\b(api[ -]?keys?|credentials?|passwords?|tokens?|secrets?|access to|permissions?|log ?in|ssh keys?|authenticat\w*|authori[sz]\w*)\b/i;
-const EXTERNAL = /\b(service|server|endpoint|database|host|api)\b[^?]*\b(is it|is the)\b[^?]*\b(down|up|running|available)\b|\b(service|server|endpoint|database|host|api|webhook|queue)\b[^?]*\b(down|unavailable|unreachable|not responding|offline|url|address|hostname|which|where)\b|\b(which|what)\b[^?]*\b(endpoint|url|host|server|database)\b/i;
+const ACCESS =
+  /\b(api[ -]?keys?|credentials?|passwords?|tokens?|secrets?|access to|permissions?|log ?in|ssh keys?|authenticat\w*|authori[sz]\w*)\b/i;
+const EXTERNAL =
+  /\b(service|server|endpoint|database|host|api)\b[^?]*\b(is it|is the)\b[^?]*\b(down|up|running|available)\b|\b(service|server|endpoint|database|host|api|webhook|queue)\b[^?]*\b(down|unavailable|unreachable|not responding|offline|url|address|hostname|which|where)\b|\b(which|what)\b[^?]*\b(endpoint|url|host|server|database)\b/i;
 const REQUIREMENTS =
   /^(should|must|does the|do the|is the|are the)\b|\bor\b|\b(should (the|it|this|we|i|they|users?)|which (one|approach|option|format|behaviou?r|version|framework|library|of)|what (should|is the expected|format|behaviou?r)|clarif\w*|unclear|ambiguous|before i (can|proceed|continue)|i need (to know|you to|more|clarification)|can you (provide|confirm|specify|tell)|please (confirm|specify|provide)|do you want (the|it|this))\b/i;
 const TACTICAL = /\b(variable|function|method|class|file|module|branch|parameter) names?\b|\bnaming\b|\bname (it|this|the)\b/i;

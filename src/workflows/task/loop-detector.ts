@@ -49,7 +49,7 @@ export class LoopDetector {
     if (this.recent.length === WINDOW && a !== b && this.recent.every((signature, index) => signature === (index % 2 === 0 ? b : a))) {
       return { kind: 'cycle', message: 'your last 6 tool calls alternate between the same two calls' };
     }
-    if (this.readOnlyStreak === READ_ONLY.loopAt || (this.readOnlyStreak === READ_ONLY.nudgeAt)) {
+    if (this.readOnlyStreak === READ_ONLY.loopAt || this.readOnlyStreak === READ_ONLY.nudgeAt) {
       return { kind: 'read-only', message: `your last ${this.readOnlyStreak} tool calls only read` };
     }
     return undefined;

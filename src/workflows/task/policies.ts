@@ -33,7 +33,13 @@ export async function askForGuidance(host: PolicyHost, spec: BlockerSpec, reason
  * Asks a human, until the answer raises it enough, whenever a call of this projected size would cross a spend cap;
  * 'stop' fails the task. `patch` marks a check added after runs already existed, so their histories still replay.
  */
-export async function keepWithinCaps(host: PolicyHost, call: string, inputTokens: number, maxOutputTokens: number, patch?: PatchName): Promise<void> {
+export async function keepWithinCaps(
+  host: PolicyHost,
+  call: string,
+  inputTokens: number,
+  maxOutputTokens: number,
+  patch?: PatchName,
+): Promise<void> {
   const model = host.state.model ?? DEFAULT_MODEL;
   let hit = host.spend.wouldExceed(inputTokens, maxOutputTokens, model);
   if (hit && patch && !applies(patch)) return;
@@ -43,7 +49,8 @@ export async function keepWithinCaps(host: PolicyHost, call: string, inputTokens
       question: `Before ${call}: ${hit.message}. Answer with a new cap (e.g. 'raise to 5'), 'continue' to double it, or 'stop'.`,
       options: ['continue', 'stop'],
     });
-    if (!host.spend.raise(hit, answer)) host.fail(`${hit.cap}_cap`, ErrorType.BudgetExhausted, `stopped at the ${hit.cap} cap: ${hit.message}`);
+    if (!host.spend.raise(hit, answer))
+      host.fail(`${hit.cap}_cap`, ErrorType.BudgetExhausted, `stopped at the ${hit.cap} cap: ${hit.message}`);
     hit = host.spend.wouldExceed(inputTokens, maxOutputTokens, model);
   }
 }
@@ -78,7 +85,11 @@ export async function onStall(host: PolicyHost, what: string): Promise<void> {
   if (input.onStall === 'fail') host.fail('stalled', ErrorType.TaskFailed, `stalled: ${message}`);
   state.stallRetries += 1;
   if (input.onStall === 'blocker' || state.stallRetries > STALL_RETRIES) {
-    await askForGuidance(host, { origin: 'stall', question: `The task stalled: ${message}. Answer 'retry' or 'stop'.`, options: ['retry', 'stop'] }, 'stalled');
+    await askForGuidance(
+      host,
+      { origin: 'stall', question: `The task stalled: ${message}. Answer 'retry' or 'stop'.`, options: ['retry', 'stop'] },
+      'stalled',
+    );
     state.stallRetries = 0;
   }
   log.warn('stall', { message, retries: state.stallRetries });

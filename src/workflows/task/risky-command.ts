@@ -4,12 +4,32 @@ import { readCommandLine, type SimpleCommand } from '../../shell/simple-commands
 const RISKY_PROGRAMS: [string, string[]][] = [
   ['deletes or overwrites files', ['rm', 'rmdir', 'shred', 'truncate', 'unlink', 'mv', 'dd']],
   ['talks to the network', ['curl', 'wget', 'ssh', 'scp', 'sftp', 'rsync', 'nc', 'ncat', 'netcat', 'socat', 'telnet', 'ftp']],
-  ['drives other systems', ['docker', 'podman', 'kubectl', 'helm', 'terraform', 'aws', 'gcloud', 'az', 'psql', 'mysql', 'mongo', 'mongosh', 'redis-cli', 'sqlite3']],
+  [
+    'drives other systems',
+    [
+      'docker',
+      'podman',
+      'kubectl',
+      'helm',
+      'terraform',
+      'aws',
+      'gcloud',
+      'az',
+      'psql',
+      'mysql',
+      'mongo',
+      'mongosh',
+      'redis-cli',
+      'sqlite3',
+    ],
+  ],
   ['changes permissions or processes', ['chmod', 'chown', 'chgrp', 'kill', 'pkill', 'killall', 'crontab', 'systemctl']],
   ['escalates privileges', ['sudo', 'su', 'doas', 'pkexec', 'chroot']],
   ['stops the machine or formats a disk', ['shutdown', 'reboot', 'halt', 'poweroff', 'mkfs', 'fdisk', 'mount', 'umount']],
 ];
-const RISKY_BY_PROGRAM = new Map(RISKY_PROGRAMS.flatMap(([reason, programs]) => programs.map((program): [string, string] => [program, reason])));
+const RISKY_BY_PROGRAM = new Map(
+  RISKY_PROGRAMS.flatMap(([reason, programs]) => programs.map((program): [string, string] => [program, reason])),
+);
 
 /** Sub-commands that install, remove, publish or rewrite history, for the programs that have them. */
 const RISKY_SUBCOMMANDS: Record<string, Set<string>> = {

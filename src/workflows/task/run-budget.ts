@@ -14,4 +14,3 @@ export function shouldContinueAsNew(nextModelInputBytes: number): boolean {
   const info = workflowInfo();
   return info.continueAsNewSuggested || info.historySize + nextModelInputBytes + ITERATION_MARGIN_BYTES > HISTORY_BYTES_BUDGET;
 }
-

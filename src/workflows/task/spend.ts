@@ -14,7 +14,6 @@ export interface CapHit {
   message: string;
 }
 
-
 /**
  * What the task has spent, in tokens and USD, and its caps. It is workflow state, so it survives crashes and
  * continue-as-new; a cap is checked before each call against that call's projected size.

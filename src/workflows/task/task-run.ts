@@ -108,9 +108,10 @@ export class TaskRun implements PolicyHost {
   private async prepare(): Promise<ToolTarget> {
     if (!this.state.binding || !this.state.project) {
       const pinned = this.input.hostQueue ? { taskQueue: this.input.hostQueue } : {};
-      this.state.binding = await setupActivities.bindWorkspace.executeWithOptions({ ...pinned, summary: `bind workspace ${this.input.workspace}` }, [
-        this.input.workspace,
-      ]);
+      this.state.binding = await setupActivities.bindWorkspace.executeWithOptions(
+        { ...pinned, summary: `bind workspace ${this.input.workspace}` },
+        [this.input.workspace],
+      );
       this.state.project = await fileActivities.describeWorkspace.executeWithOptions(
         { taskQueue: this.state.binding.hostQueue, summary: `describe workspace on ${this.state.binding.hostId}` },
         [this.state.binding.workspace],
@@ -171,7 +172,13 @@ export class TaskRun implements PolicyHost {
   /** The summariser's call is a model call like any other: the spend caps are checked before it too. */
   private async summarize(older: Message[]): Promise<string> {
     const messages: Message[] = [{ role: 'user', content: [{ type: 'text', text: transcript(older) }] }];
-    await keepWithinCaps(this, 'summarising the conversation', measure(SUMMARY_SYSTEM, messages).tokens, SUMMARY_MAX_TOKENS, 'summaryChecksSpendCaps');
+    await keepWithinCaps(
+      this,
+      'summarising the conversation',
+      measure(SUMMARY_SYSTEM, messages).tokens,
+      SUMMARY_MAX_TOKENS,
+      'summaryChecksSpendCaps',
+    );
     const turn = await modelActivities.callModel.executeWithOptions({ summary: `compact: summarise ${older.length} messages` }, [
       { model: this.input.model, system: SUMMARY_SYSTEM, messages, maxTokens: SUMMARY_MAX_TOKENS, toolSet: 'none' },
     ]);
@@ -185,9 +192,10 @@ export class TaskRun implements PolicyHost {
       try {
         const remaining = stallMs(this.input) - (workflowNow() - this.state.lastProgressAt);
         const turn = await withDeadline(remaining, `stall watch: model turn ${this.state.iteration}`, () =>
-          modelActivities.callModel.executeWithOptions({ summary: `model turn ${this.state.iteration}/${iterationBudget(this.input, this.state)}` }, [
-            { model: this.input.model, system: this.system, messages: this.state.messages, maxTokens: MAX_OUTPUT_TOKENS },
-          ]),
+          modelActivities.callModel.executeWithOptions(
+            { summary: `model turn ${this.state.iteration}/${iterationBudget(this.input, this.state)}` },
+            [{ model: this.input.model, system: this.system, messages: this.state.messages, maxTokens: MAX_OUTPUT_TOKENS }],
+          ),
         );
         if (!turn) {
           await onStall(this, 'the model call did not finish');
@@ -223,7 +231,10 @@ export class TaskRun implements PolicyHost {
     this.state.phase = phaseOf(executed) ?? this.state.phase;
     this.state.lastStep = executed[executed.length - 1].summary;
     const notes = await this.react(this.guards.afterTools(executed, this.state.iteration));
-    this.state.messages.push({ role: 'user', content: [...toToolResults(executed), ...notes.map((text) => ({ type: 'text' as const, text }))] });
+    this.state.messages.push({
+      role: 'user',
+      content: [...toToolResults(executed), ...notes.map((text) => ({ type: 'text' as const, text }))],
+    });
     this.publish();
   }
 
@@ -245,7 +256,11 @@ export class TaskRun implements PolicyHost {
   private async finish(text: string, target: ToolTarget): Promise<TaskResult | undefined> {
     const category = classifyFinalQuestion(text);
     if (category) {
-      const answer = await this.askHuman({ origin: 'final-question', question: questionsIn(text).join(' '), context: `${category} question` });
+      const answer = await this.askHuman({
+        origin: 'final-question',
+        question: questionsIn(text).join(' '),
+        context: `${category} question`,
+      });
       this.pushUserText(`A human answered your question: ${answer}`);
       return undefined;
     }
@@ -264,7 +279,8 @@ export class TaskRun implements PolicyHost {
       this.guards.guided();
     } else if (this.state.correctionRounds >= this.state.maxCorrectionRounds) {
       const failed = results.filter((result) => !result.passed).map((result) => result.name);
-      await askForGuidance(this, 
+      await askForGuidance(
+        this,
         {
           origin: 'escalation',
           question: `The gates (${failed.join(', ')}) still fail after ${this.state.correctionRounds} correction rounds. Answer 'continue' for ${MAX_CORRECTION_ROUNDS} more rounds, or 'stop'.`,

@@ -26,7 +26,11 @@ export class Verifier {
     for (const gate of this.gates) {
       results.push(
         await commandActivities.runVerification.executeWithOptions(
-          { taskQueue: target.hostQueue, summary: `verify ${gate.name}: ${gate.command}`, startToCloseTimeout: `${gate.timeoutSeconds + 60} seconds` },
+          {
+            taskQueue: target.hostQueue,
+            summary: `verify ${gate.name}: ${gate.command}`,
+            startToCloseTimeout: `${gate.timeoutSeconds + 60} seconds`,
+          },
           [{ workspace: target.workspace, gate, access: target.access }],
         ),
       );

@@ -65,7 +65,9 @@ describe('failure messages', () => {
     );
     expect(outcome.editIndex).toBe(2);
     expect(outcome.message).toMatch(/^Edit 3 of 3 failed: the search block was not found in n\.ts/);
-    expect(outcome.message).toMatch(/\nNone of the 3 edits were applied; send them all again\.\nLine numbers count edits 1-2 as applied\.$/);
+    expect(outcome.message).toMatch(
+      /\nNone of the 3 edits were applied; send them all again\.\nLine numbers count edits 1-2 as applied\.$/,
+    );
   });
 
   test('show lines as earlier edits in the same call left them', () => {

@@ -10,9 +10,7 @@ const file = linesOf('import { readFile } from "node:fs/promises";', '', ...bloc
 /** The block without indentation and with the first `count` letters replaced by `#`, so it is `count` edits away. */
 function damage(count: number): string {
   let left = count;
-  return block
-    .map((line) => line.trim().replace(/[a-z]/g, (letter) => (left-- > 0 ? '#' : letter)))
-    .join('\n');
+  return block.map((line) => line.trim().replace(/[a-z]/g, (letter) => (left-- > 0 ? '#' : letter))).join('\n');
 }
 
 describe('fuzzy threshold', () => {

@@ -87,9 +87,7 @@ describe('indentation level', () => {
 
   test('maps two-space search indentation onto a tab-indented file', () => {
     const file = linesOf('function f() {', '\tif (x) {', '\t\ty();', '\t}', '}');
-    const outcome = expectApplied(
-      applyEdits('a.ts', file, [{ search: 'if (x) {\n  y();\n}', replace: 'if (x) {\n  y();\n  z();\n}' }]),
-    );
+    const outcome = expectApplied(applyEdits('a.ts', file, [{ search: 'if (x) {\n  y();\n}', replace: 'if (x) {\n  y();\n  z();\n}' }]));
     expect(outcome.content).toBe(linesOf('function f() {', '\tif (x) {', '\t\ty();', '\t\tz();', '\t}', '}'));
   });
 
@@ -158,9 +156,7 @@ describe('fuzzy level', () => {
   });
 
   test('does not count the same place seen through a window one line larger as a second match', () => {
-    const outcome = expectApplied(
-      applyEdits('a.ts', file, [{ search: 'export const answr = 42;', replace: 'export const answer = 43;' }]),
-    );
+    const outcome = expectApplied(applyEdits('a.ts', file, [{ search: 'export const answr = 42;', replace: 'export const answer = 43;' }]));
     expect(outcome.content.endsWith('\nexport const answer = 43;\n')).toBe(true);
     expect(outcome.content.split('\n')).toHaveLength(10);
   });
@@ -177,9 +173,7 @@ describe('fuzzy level', () => {
   test('matches a window one line shorter than the search block', () => {
     const narrow = linesOf('start();', 'alpha_value = compute(1);', 'gamma_value = compute(3);', 'end();');
     const outcome = expectApplied(
-      applyEdits('a.ts', narrow, [
-        { search: 'alpha_value = compute(1);\n\ngamma_value = compute(3);', replace: 'merged();' },
-      ]),
+      applyEdits('a.ts', narrow, [{ search: 'alpha_value = compute(1);\n\ngamma_value = compute(3);', replace: 'merged();' }]),
     );
     expect(outcome.levels).toEqual(['fuzzy']);
     expect(outcome.content).toBe(linesOf('start();', 'merged();', 'end();'));
@@ -215,17 +209,13 @@ describe('fuzzy level', () => {
       applyEdits('a.ts', near, [{ search: 'const first = computeTotal(alpha, beta, gama);', replace: 'const first = 0;' }]),
     );
     expect(outcome.levels).toEqual(['fuzzy']);
-    expect(outcome.content).toBe(
-      linesOf('const first = 0;', 'unrelated();', 'const first = computeTotal(alpha, beta, gamma, delta);'),
-    );
+    expect(outcome.content).toBe(linesOf('const first = 0;', 'unrelated();', 'const first = computeTotal(alpha, beta, gamma, delta);'));
   });
 
   test('re-indents the replacement to the matched lines', () => {
     const indented = linesOf('class A {', '\tmethod() {', '\t\treturn this.value;', '\t}', '}');
     const outcome = expectApplied(
-      applyEdits('a.ts', indented, [
-        { search: 'method() {\n  return this.valeu;\n}', replace: 'method() {\n  return this.value + 1;\n}' },
-      ]),
+      applyEdits('a.ts', indented, [{ search: 'method() {\n  return this.valeu;\n}', replace: 'method() {\n  return this.value + 1;\n}' }]),
     );
     expect(outcome.levels).toEqual(['fuzzy']);
     expect(outcome.content).toBe(linesOf('class A {', '\tmethod() {', '\t\treturn this.value + 1;', '\t}', '}'));

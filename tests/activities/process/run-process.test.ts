@@ -5,8 +5,8 @@ import { runProcess } from '../../../src/activities/process/run-process.js';
 import { testSandbox } from '../../support/sandbox.js';
 import { makeWorkspace } from '../../support/workspace.js';
 
-const run = (command: string, timeoutMs = 10_000, signal?: AbortSignal) =>
-  runProcess({ command, cwd: makeWorkspace(), timeoutMs, env: { PATH: process.env.PATH }, sandbox: testSandbox, signal });
+const run = (command: string, timeoutMs = 10_000, signal?: AbortSignal, cwd = makeWorkspace()) =>
+  runProcess({ command, cwd, timeoutMs, env: { PATH: process.env.PATH }, sandbox: testSandbox, signal });
 
 test('exit code and interleaved output', async () => {
   const result = await run('echo out; echo err >&2; exit 3');
@@ -16,19 +16,14 @@ test('exit code and interleaved output', async () => {
 
 test('runs in the given directory', async () => {
   const cwd = makeWorkspace({ 'marker.txt': 'here' });
-  const result = await runProcess({ command: 'cat marker.txt', cwd, timeoutMs: 5_000, env: { PATH: process.env.PATH }, sandbox: testSandbox });
+  const result = await run('cat marker.txt', 5_000, undefined, cwd);
   expect(result.output).toBe('here');
 });
 
 test('a timeout kills the whole process group, grandchildren included', async () => {
   const cwd = makeWorkspace();
   const started = Date.now();
-  const result = await runProcess({
-    command: '(sleep 3 && touch survivor) & sleep 30',
-    cwd,
-    timeoutMs: 1_000,
-    env: { PATH: process.env.PATH }, sandbox: testSandbox,
-  });
+  const result = await run('(sleep 3 && touch survivor) & sleep 30', 1_000, undefined, cwd);
   expect(result.timedOut).toBe(true);
   expect(Date.now() - started).toBeLessThan(6_000);
   await new Promise((resolve) => setTimeout(resolve, 3_500));

@@ -22,7 +22,7 @@ describe('start-up check', () => {
     expect(() => createSandbox({ PATH: '/nonexistent' })).toThrow(/apt-get install bubblewrap.*CODELOOP_SANDBOX=off/);
   });
 
-  test('namespaces not allowed: refused with bubblewrap\'s own reason', () => {
+  test("namespaces not allowed: refused with bubblewrap's own reason", () => {
     const env = { PATH: `${lockedDownBwrap()}:${process.env.PATH}` };
     expect(() => createSandbox(env)).toThrow(/cannot start here \(bwrap: No permissions to create new namespace\).*CODELOOP_SANDBOX=off/);
   });
@@ -31,17 +31,26 @@ describe('start-up check', () => {
     const sandbox = createSandbox({ PATH: '/nonexistent', CODELOOP_SANDBOX: 'off' });
     expect(sandbox.mode).toBe('off');
     expect(sandbox.description).toContain('UNSANDBOXED');
-    expect(() => createSandbox({ CODELOOP_SANDBOX: 'maybe' })).toThrow('CODELOOP_SANDBOX must be "on" or "off" ("off" runs the agent\'s commands unsandboxed); got "maybe"');
+    expect(() => createSandbox({ CODELOOP_SANDBOX: 'maybe' })).toThrow(
+      'CODELOOP_SANDBOX must be "on" or "off" ("off" runs the agent\'s commands unsandboxed); got "maybe"',
+    );
   });
 
   test('the worker refuses to start without the sandbox, and starts with a warning when it is off', async () => {
     const refused = spawnSync(process.execPath, ['--import', 'tsx', path.resolve('src/worker.ts')], {
-      env: { ...process.env, PATH: `${lockedDownBwrap()}:${process.env.PATH}`, TEMPORAL_ADDRESS: inject('temporalAddress'), CODELOOP_WORKFLOW_BUNDLE: inject('workflowBundlePath') },
+      env: {
+        ...process.env,
+        PATH: `${lockedDownBwrap()}:${process.env.PATH}`,
+        TEMPORAL_ADDRESS: inject('temporalAddress'),
+        CODELOOP_WORKFLOW_BUNDLE: inject('workflowBundlePath'),
+      },
       encoding: 'utf8',
       timeout: 60_000,
     });
     expect(refused.status).toBe(1);
-    expect(refused.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^the command sandbox cannot start here .*CODELOOP_SANDBOX=off/)]);
+    expect(refused.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^the command sandbox cannot start here .*CODELOOP_SANDBOX=off/),
+    ]);
 
     const worker = await spawnWorker({ CODELOOP_SANDBOX: 'off', CODELOOP_TASK_QUEUE: `sandbox-off-${process.pid}` });
     try {
@@ -54,9 +63,21 @@ describe('start-up check', () => {
 
 describe('mounts', () => {
   test('toolchains on PATH are bound by their top directory, system directories never twice', () => {
-    const roots = toolchainRoots(['/usr/bin', '/bin', '/root/.pyenv/shims', '/root/.pyenv/plugins/x/shims', '/usr/local/go/bin', '/nonexistent/bin', 'relative/bin'].join(':'));
+    const roots = toolchainRoots(
+      [
+        '/usr/bin',
+        '/bin',
+        '/root/.pyenv/shims',
+        '/root/.pyenv/plugins/x/shims',
+        '/usr/local/go/bin',
+        '/nonexistent/bin',
+        'relative/bin',
+      ].join(':'),
+    );
     expect(roots).not.toContain('/usr/bin');
-    expect(roots.filter((root) => root.startsWith('/root/.pyenv'))).toEqual(process.env.PATH?.includes('/root/.pyenv') ? ['/root/.pyenv'] : []);
+    expect(roots.filter((root) => root.startsWith('/root/.pyenv'))).toEqual(
+      process.env.PATH?.includes('/root/.pyenv') ? ['/root/.pyenv'] : [],
+    );
     expect(roots).not.toContain('/nonexistent');
   });
 

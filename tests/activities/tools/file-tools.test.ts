@@ -58,10 +58,22 @@ describe('read_file', () => {
   test('missing files, directories, binaries and escapes are observations', async () => {
     const workspace = makeWorkspace({ 'dir/a.txt': 'x' });
     writeFileSync(path.join(workspace, 'bin.dat'), Buffer.from([1, 0, 2]));
-    expect(await readWorkspaceFile(workspace, { path: 'nope.txt' })).toMatchObject({ isError: true, content: expect.stringContaining('does not exist') });
-    expect(await readWorkspaceFile(workspace, { path: 'dir' })).toMatchObject({ isError: true, content: expect.stringContaining('is a directory') });
-    expect(await readWorkspaceFile(workspace, { path: 'bin.dat' })).toMatchObject({ isError: true, content: expect.stringContaining('binary') });
-    expect(await readWorkspaceFile(workspace, { path: '../../etc/passwd' })).toMatchObject({ isError: true, content: expect.stringContaining('outside') });
+    expect(await readWorkspaceFile(workspace, { path: 'nope.txt' })).toMatchObject({
+      isError: true,
+      content: expect.stringContaining('does not exist'),
+    });
+    expect(await readWorkspaceFile(workspace, { path: 'dir' })).toMatchObject({
+      isError: true,
+      content: expect.stringContaining('is a directory'),
+    });
+    expect(await readWorkspaceFile(workspace, { path: 'bin.dat' })).toMatchObject({
+      isError: true,
+      content: expect.stringContaining('binary'),
+    });
+    expect(await readWorkspaceFile(workspace, { path: '../../etc/passwd' })).toMatchObject({
+      isError: true,
+      content: expect.stringContaining('outside'),
+    });
     expect(await readWorkspaceFile(workspace, { path: 'dir/a.txt', start_line: 5 })).toMatchObject({ isError: true });
   });
 
@@ -104,7 +116,11 @@ describe('list_files', () => {
 
 describe('search_codebase', () => {
   test('regex over text files, with max_results and a count of the rest', async () => {
-    const workspace = makeWorkspace({ 'a.py': 'def foo():\n  pass\ndef food():\n', 'b.ts': 'function foo() {}\n', 'node_modules/z.js': 'foo' });
+    const workspace = makeWorkspace({
+      'a.py': 'def foo():\n  pass\ndef food():\n',
+      'b.ts': 'function foo() {}\n',
+      'node_modules/z.js': 'foo',
+    });
     const all = await searchCodebase(workspace, { pattern: 'foo\\w*\\(', max_results: 20 });
     expect(all.content).toBe('3 matches for /foo\\w*\\(/:\na.py:1: def foo():\na.py:3: def food():\nb.ts:1: function foo() {}');
     const limited = await searchCodebase(workspace, { pattern: 'foo', max_results: 1 });
@@ -146,7 +162,10 @@ describe('create_file', () => {
   test('a symlinked directory inside the workspace is followed; a file on the way is not a directory', async () => {
     const workspace = makeWorkspace({ 'real/keep.txt': '', 'notes.txt': 'x' });
     symlinkSync('real', path.join(workspace, 'alias'));
-    expect(await createWorkspaceFile(workspace, { path: 'alias/new.txt', content: 'n\n' })).toMatchObject({ isError: false, changedFile: 'real/new.txt' });
+    expect(await createWorkspaceFile(workspace, { path: 'alias/new.txt', content: 'n\n' })).toMatchObject({
+      isError: false,
+      changedFile: 'real/new.txt',
+    });
     expect(readFileSync(path.join(workspace, 'real/new.txt'), 'utf8')).toBe('n\n');
     expect(await createWorkspaceFile(workspace, { path: 'notes.txt/inner.txt', content: 'n' })).toEqual({
       content: 'cannot create notes.txt/inner.txt: notes.txt is not a directory',

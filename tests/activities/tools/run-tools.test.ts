@@ -42,7 +42,9 @@ test('run_command: the deny-list refuses before anything runs', async () => {
 
 test('run_tests: detects npm test and pytest', () => {
   expect(detectTestCommand(makeWorkspace({ 'package.json': '{"scripts":{"test":"node --test"}}' }))).toBe('npm test --silent --');
-  expect(detectTestCommand(makeWorkspace({ 'package.json': '{"scripts":{"test":"echo \\"Error: no test specified\\" && exit 1"}}' }))).toBeUndefined();
+  expect(
+    detectTestCommand(makeWorkspace({ 'package.json': '{"scripts":{"test":"echo \\"Error: no test specified\\" && exit 1"}}' })),
+  ).toBeUndefined();
   expect(detectTestCommand(makeWorkspace({ 'pyproject.toml': '' }))).toBe('python3 -m pytest -q');
   expect(detectTestCommand(makeWorkspace({ 'README.md': '' }))).toBeUndefined();
 });

@@ -8,14 +8,19 @@ function conversation(calls: { name: string; input: Record<string, unknown>; res
   const messages: Message[] = [{ role: 'user', content: [{ type: 'text', text: 'start' }] }];
   calls.forEach((call, index) => {
     messages.push({ role: 'assistant', content: [{ type: 'tool_use', id: `t${index}`, name: call.name, input: call.input }] });
-    messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${index}`, content: call.result, ...(call.isError ? { is_error: true } : {}) }] });
+    messages.push({
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: `t${index}`, content: call.result, ...(call.isError ? { is_error: true } : {}) }],
+    });
   });
   return messages;
 }
 
 const big = (label: string) => `${label} ${'x'.repeat(5_000)}`;
 const resultOf = (messages: Message[], id: string) =>
-  messages.flatMap((message) => message.content).find((block) => block.type === 'tool_result' && block.tool_use_id === id) as { content: string };
+  messages.flatMap((message) => message.content).find((block) => block.type === 'tool_result' && block.tool_use_id === id) as {
+    content: string;
+  };
 const valid = (messages: Message[]) => checkConversation({ model: 'm', max_tokens: 1, messages: messages as never });
 
 describe('tier 1: masking old tool outputs', () => {
@@ -23,20 +28,33 @@ describe('tier 1: masking old tool outputs', () => {
     const calls = Array.from({ length: 8 }, (_, n) => ({ name: 'read_file', input: { path: `f${n}` }, result: big(`file ${n}`) }));
     calls[1] = { name: 'create_file', input: { path: 'new.ts', content: big('content') }, result: 'created new.ts' } as never;
     const masked = maskOldToolOutputs(conversation(calls));
-    expect(resultOf(masked, 't0').content).toBe('[output omitted to save context: 5007 chars from read_file f0; call the tool again if you need it]');
+    expect(resultOf(masked, 't0').content).toBe(
+      '[output omitted to save context: 5007 chars from read_file f0; call the tool again if you need it]',
+    );
     expect(JSON.stringify(masked[3])).toMatch(/\[omitted: 50\d\d chars\]/);
     for (const id of ['t3', 't4', 't5', 't6', 't7']) expect(resultOf(masked, id).content).toMatch(/^file \d x+$/);
     expect(valid(masked)).toBeUndefined();
   });
 
   test('with 5 or fewer exchanges in all, only the first is masked: what the model just read stays', () => {
-    const reads = (count: number) => conversation(Array.from({ length: count }, (_, n) => ({ name: 'read_file', input: { path: `f${n}` }, result: big(`file ${n}`) })));
+    const reads = (count: number) =>
+      conversation(Array.from({ length: count }, (_, n) => ({ name: 'read_file', input: { path: `f${n}` }, result: big(`file ${n}`) })));
     const masked = maskOldToolOutputs(reads(3));
     expect(resultOf(masked, 't0').content).toMatch(/^\[output omitted to save context/);
     for (const id of ['t1', 't2']) expect(resultOf(masked, id).content).toMatch(/^file \d x+$/);
     expect(recentStart(reads(5))).toBe(3);
     expect(resultOf(maskOldToolOutputs(reads(1)), 't0').content).toMatch(/^file 0 x+$/);
-    expect(resultOf(dropSupersededOutputs(conversation([{ name: 'read_file', input: { path: 'a' }, result: 'a' }, { name: 'read_file', input: { path: 'a' }, result: 'a' }])), 't0').content).toMatch(/^\[superseded/);
+    expect(
+      resultOf(
+        dropSupersededOutputs(
+          conversation([
+            { name: 'read_file', input: { path: 'a' }, result: 'a' },
+            { name: 'read_file', input: { path: 'a' }, result: 'a' },
+          ]),
+        ),
+        't0',
+      ).content,
+    ).toMatch(/^\[superseded/);
     // Runs that compacted a short conversation under the old rule replay with it: everything was older.
     expect(recentStart(reads(3), 5, false)).toBe(7);
     expect(resultOf(maskOldToolOutputs(reads(3), false), 't2').content).toMatch(/^\[output omitted/);

@@ -20,14 +20,22 @@ function conversation(exchanges: Exchange[], opening = KICKOFF): Message[] {
   exchanges.forEach(({ text, name, input, result, isError }, index) => {
     const said = text ? [{ type: 'text' as const, text }] : [];
     messages.push({ role: 'assistant', content: [...said, { type: 'tool_use', id: `t${index}`, name, input }] });
-    messages.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${index}`, content: result, ...(isError ? { is_error: true } : {}) }] });
+    messages.push({
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: `t${index}`, content: result, ...(isError ? { is_error: true } : {}) }],
+    });
   });
   return messages;
 }
 
 /** Exchanges whose long reasoning no tier but the summary can shrink: 12 × ~1,500 tokens is past 85% of 20K. */
 const chatter = (count: number): Exchange[] =>
-  Array.from({ length: count }, (_, n) => ({ text: `thinking aloud ${n} ${'z'.repeat(6_000)}`, name: 'list_files', input: { path: `d${n}` }, result: 'a.py' }));
+  Array.from({ length: count }, (_, n) => ({
+    text: `thinking aloud ${n} ${'z'.repeat(6_000)}`,
+    name: 'list_files',
+    input: { path: `d${n}` },
+    result: 'a.py',
+  }));
 
 const firstText = (messages: Message[]) => (messages[0].content[0] as { text: string }).text;
 
@@ -48,7 +56,9 @@ describe('tier 3', () => {
 
     expect(compacted?.report.tier).toBe(3);
     const text = firstText(compacted!.messages);
-    expect(text.startsWith(`${KICKOFF}\n\n${SUMMARY_HEADING}\n- sum is still wrong\n\nErrors not resolved yet, verbatim:\n\n### run_tests\n`)).toBe(true);
+    expect(
+      text.startsWith(`${KICKOFF}\n\n${SUMMARY_HEADING}\n- sum is still wrong\n\nErrors not resolved yet, verbatim:\n\n### run_tests\n`),
+    ).toBe(true);
     // Cut to 2,000 chars, keeping both ends of the failure.
     expect(text).toContain(failure.slice(0, 1_000));
     expect(text).toContain(failure.slice(-1_000));
@@ -80,7 +90,14 @@ describe('tier 3', () => {
     }));
     const compacted = await compactIfNeeded('', conversation([...failures, ...chatter(12)]), WINDOW, async () => 'summary');
     const text = firstText(compacted!.messages);
-    expect([0, 1, 2, 3, 4, 5].map((n) => text.includes(`### run_command ./check ${n}\ncheck ${n} failed`))).toEqual([false, false, false, true, true, true]);
+    expect([0, 1, 2, 3, 4, 5].map((n) => text.includes(`### run_command ./check ${n}\ncheck ${n} failed`))).toEqual([
+      false,
+      false,
+      false,
+      true,
+      true,
+      true,
+    ]);
     expect(text.length - text.indexOf('### run_command')).toBeLessThanOrEqual(8_000);
   });
 

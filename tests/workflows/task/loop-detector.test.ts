@@ -21,7 +21,18 @@ test('an A/B cycle over six calls', () => {
 test('five read-only calls in a row, then ten', () => {
   const detector = new LoopDetector();
   const findings = Array.from({ length: 10 }, (_, n) => detector.observe([call('read_file', { path: `f${n}` })]));
-  expect(findings.map((finding) => finding?.kind)).toEqual([undefined, undefined, undefined, undefined, 'read-only', undefined, undefined, undefined, undefined, 'read-only']);
+  expect(findings.map((finding) => finding?.kind)).toEqual([
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+    'read-only',
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+    'read-only',
+  ]);
 });
 
 test('a write breaks the read-only streak; varied work is no loop', () => {
