@@ -5,6 +5,9 @@ export default defineConfig({
     include: ['tests/**/*.test.ts'],
     // The worker's native bridge crashes under the thread pool; forks isolate it per file.
     pool: 'forks',
+    // Most of a test's time is spent waiting on the Temporal server, not the CPU: four files at once on two cores
+    // keep both busy (the default, cores - 1, ran one file at a time here).
+    poolOptions: { forks: { minForks: 1, maxForks: 4 } },
     globalSetup: ['tests/support/global-setup.ts'],
     setupFiles: ['tests/support/quiet-runtime.ts'],
     testTimeout: 60_000,

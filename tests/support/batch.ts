@@ -1,4 +1,4 @@
-import type { WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { BatchStateSnapshot } from '../../src/shared/batch-state.js';
 import { getBatchStateQuery } from '../../src/shared/messages.js';
 import { eventually } from './polling.js';
@@ -16,4 +16,11 @@ export async function waitForBatch(
     { intervalMs },
   );
   return state!;
+}
+
+/** How many runs of `workflowId` the server has: one per execution, continue-as-new included. */
+export async function countRuns(client: Client, workflowId: string): Promise<number> {
+  let count = 0;
+  for await (const _ of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) count += 1;
+  return count;
 }
