@@ -131,8 +131,10 @@ async function measureBatch(env: BenchEnv, bundlePath: string): Promise<Figures>
         'merge activities: count, tasks per activity (mean, max)',
         `${merges.runMs.length}, ${(TASKS / merges.runMs.length).toFixed(1)}, ${Math.max(...merges.tasksPerMerge)}`,
       ],
+      ["child's end reached the batch → its merge activity scheduled (merge queue)", spread(merges.mergeWaitMs)],
       ['merge activity: scheduled → started', spread(merges.queuedMs)],
       ['merge activity: started → completed', spread(merges.runMs)],
+      ['child start asked → child started (server)', spread(merges.childStartMs)],
       ['batch workflow tasks: scheduled → started', spread(merges.workflowTaskQueuedMs)],
       ['batch workflow tasks: started → completed', spread(merges.workflowTaskRunMs)],
       [

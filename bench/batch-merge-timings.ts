@@ -15,13 +15,25 @@ export interface MergeTimings {
   /** The batch's own workflow tasks, scheduled → started and started → completed: the conductor's reaction time. */
   workflowTaskQueuedMs: number[];
   workflowTaskRunMs: number[];
+  /** A child's end reaching the batch (its signal) → the merge activity that takes it scheduled: the merge queue. */
+  mergeWaitMs: number[];
+  /** The batch asking to start a child → the server reporting it started. */
+  childStartMs: number[];
 }
 
 const toMs = (time?: Timestamp | null) => Number(time?.seconds ?? 0) * 1000 + Math.floor((time?.nanos ?? 0) / 1e6);
 
 /** Reads every run of the batch (it continues as new) and times its merge activities from their history events. */
 export async function mergeTimings(client: Client, workflowId: string): Promise<MergeTimings> {
-  const timings: MergeTimings = { queuedMs: [], runMs: [], tasksPerMerge: [], workflowTaskQueuedMs: [], workflowTaskRunMs: [] };
+  const timings: MergeTimings = {
+    queuedMs: [],
+    runMs: [],
+    tasksPerMerge: [],
+    workflowTaskQueuedMs: [],
+    workflowTaskRunMs: [],
+    mergeWaitMs: [],
+    childStartMs: [],
+  };
   for await (const execution of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) {
     const history = await client.workflow.getHandle(workflowId, execution.runId).fetchHistory();
     addRun(history.events ?? [], timings);
@@ -31,6 +43,8 @@ export async function mergeTimings(client: Client, workflowId: string): Promise<
 
 function addRun(events: temporal.api.history.v1.IHistoryEvent[], timings: MergeTimings): void {
   const scheduled = new Map<number, { at: number; tasks: number }>();
+  const reported = new Map<string, number>();
+  const startAsked = new Map<string, number>();
   const started = new Map<number, number>();
   const times = new Map<number, number>();
   for (const event of events) {
@@ -43,13 +57,27 @@ function addRun(events: temporal.api.history.v1.IHistoryEvent[], timings: MergeT
       timings.workflowTaskQueuedMs.push(startedAt - times.get(Number(workflowTask.scheduledEventId))!);
       timings.workflowTaskRunMs.push(at - startedAt);
     }
+    const signal = event.workflowExecutionSignaledEventAttributes;
+    if (signal?.signalName === 'childReport') {
+      const [report] = (signal.input?.payloads ?? []).map((payload) =>
+        defaultPayloadConverter.fromPayload<{ kind: string; workflowId: string }>(payload),
+      );
+      if (report?.kind === 'finished') reported.set(taskIdOf(report.workflowId), at);
+    }
     const scheduling = event.activityTaskScheduledEventAttributes;
     if (scheduling && MERGE_ACTIVITIES.has(scheduling.activityType?.name ?? '')) {
       const [input] = (scheduling.input?.payloads ?? []).map((payload) =>
-        defaultPayloadConverter.fromPayload<{ tasks?: unknown[] }>(payload),
+        defaultPayloadConverter.fromPayload<{ tasks?: { taskId: string }[]; commitMessage?: string }>(payload),
       );
-      scheduled.set(id, { at, tasks: input?.tasks?.length ?? 1 });
+      // integrateTasks names its tasks; the older integrateTask only in its commit message, `<task id>: <title>`.
+      const taskIds = input?.tasks?.map((task) => task.taskId) ?? [input?.commitMessage?.split(':')[0] ?? ''];
+      for (const taskId of taskIds) if (reported.has(taskId)) timings.mergeWaitMs.push(at - reported.get(taskId)!);
+      scheduled.set(id, { at, tasks: taskIds.length });
     }
+    const asking = event.startChildWorkflowExecutionInitiatedEventAttributes;
+    if (asking?.workflowId) startAsked.set(asking.workflowId, at);
+    const childStarted = event.childWorkflowExecutionStartedEventAttributes?.workflowExecution?.workflowId;
+    if (childStarted && startAsked.has(childStarted)) timings.childStartMs.push(at - startAsked.get(childStarted)!);
     const start = event.activityTaskStartedEventAttributes;
     if (start && scheduled.has(Number(start.scheduledEventId))) started.set(Number(start.scheduledEventId), at);
     const completion = event.activityTaskCompletedEventAttributes;
@@ -62,3 +90,5 @@ function addRun(events: temporal.api.history.v1.IHistoryEvent[], timings: MergeT
     }
   }
 }
+
+const taskIdOf = (childWorkflowId: string) => childWorkflowId.slice(childWorkflowId.lastIndexOf('/') + 1);

@@ -6,7 +6,7 @@ import { createToolActivities } from '../../src/activities/tools/index.js';
 import { lintFile } from '../../src/activities/verification/lint.js';
 import { ensureRuff } from '../support/ruff.js';
 import { sandboxedShell } from '../support/sandbox.js';
-import { makeWorkspace } from '../support/workspace.js';
+import { makeGitRepo, makeWorkspace } from '../support/workspace.js';
 
 /**
  * Linters run sandboxed as on the worker. The workspaces here link to this checkout's pinned ruff and node_modules,
@@ -23,15 +23,35 @@ test('Python without ruff: a syntax check that leaves no __pycache__', async () 
   expect(existsSync(path.join(workspace, '__pycache__'))).toBe(false);
 });
 
-test("Python with the workspace's ruff: autofix first, then what is left", async () => {
-  const workspace = makeWorkspace({ 'app.py': 'import os\nimport sys\n\nprint(undefined_name)\n' });
-  mkdirSync(path.join(workspace, '.venv/bin'), { recursive: true });
-  symlinkSync(ensureRuff(), path.join(workspace, '.venv/bin/ruff'));
+test("Python with the workspace's ruff: nothing is fixed, and an untracked file's findings are all the edit's", async () => {
+  const source = 'import os\nimport sys\n\nprint(undefined_name)\n';
+  const workspace = withRuff(makeWorkspace({ 'app.py': source }));
   const report = await lintFile(shell, workspace, 'app.py', '');
   expect(report?.linter).toBe('ruff');
-  expect(report?.errors).toContain('F821');
-  expect(report?.errors).not.toContain('F401');
-  expect(readFileSync(path.join(workspace, 'app.py'), 'utf8')).toBe('\nprint(undefined_name)\n');
+  expect(report?.errors).toContain('app.py:4:7: F821 Undefined name `undefined_name`');
+  expect(report?.errors).toContain('app.py:1:8: F401');
+  expect(report?.preExisting).toBe(0);
+  expect(readFileSync(path.join(workspace, 'app.py'), 'utf8')).toBe(source);
+}, 120_000);
+
+test('ruff: findings the committed file had are counted, not reported, however far the edit moved them', async () => {
+  const committed = ['import os', 'import sys', '', 'def f(x):', '    return x', ''].join('\n');
+  // Pyflakes only, so the figures do not move with ruff's default rule set.
+  const workspace = withRuff(makeGitRepo({ 'app.py': committed, 'ruff.toml': '[lint]\nselect = ["F"]\n' }));
+  // The edit adds lines above the unused imports (so they move) and a new undefined name.
+  writeFileSync(path.join(workspace, 'app.py'), ['# Docs.', '', committed, 'print(missing)', ''].join('\n'));
+  const report = await lintFile(shell, workspace, 'app.py', '');
+  expect(report?.errors).toBe('app.py:9:7: F821 Undefined name `missing`');
+  expect(report?.preExisting).toBe(2);
+  const tools = createToolActivities({ shell });
+  const outcome = await tools.editFile({
+    workspace,
+    input: { path: 'app.py', edits: [{ search: 'print(missing)', replace: 'print(f(1))' }] },
+  });
+  expect(outcome.lintErrors).toBeUndefined();
+  expect(outcome.content).toContain(
+    'ruff: nothing new. 2 other findings of ruff in this file were there before this task: not yours to fix.',
+  );
 }, 120_000);
 
 test("TypeScript: tsc --noEmit when the project has it, only this file's errors", async () => {
@@ -64,6 +84,13 @@ test('JavaScript, JSON and YAML', async () => {
   expect(await lintFile(shell, workspace, 'notes.md')).toBeUndefined();
 });
 
+/** The pinned ruff, where a project keeps its own: `.venv/bin/ruff`. */
+function withRuff(workspace: string): string {
+  mkdirSync(path.join(workspace, '.venv/bin'), { recursive: true });
+  symlinkSync(ensureRuff(), path.join(workspace, '.venv/bin/ruff'));
+  return workspace;
+}
+
 /** A workspace with an eslint config and a stand-in `node_modules/.bin/eslint` running `script` (sh). */
 function eslintWorkspace(script: string, files: Record<string, string> = {}): string {
   const workspace = makeWorkspace({ 'eslint.config.js': 'export default [];\n', ...files });
@@ -74,13 +101,13 @@ function eslintWorkspace(script: string, files: Record<string, string> = {}): st
   return workspace;
 }
 
-test("JavaScript with the workspace's eslint and config: --fix on the file, then what is left", async () => {
+test('eslint output that is not its JSON report is shown whole, and nothing is fixed', async () => {
   // Like eslint: report an unused variable and exit 1, or print nothing and exit 0.
   const workspace = eslintWorkspace(
     [
       'echo "$@" > eslint-args.txt',
-      'grep -q unused "$2" || exit 0',
-      'printf "%s\\n" "$PWD/$2" "  1:7  error  \'unused\' is assigned a value but never used  no-unused-vars" "" "1 problem (1 error, 0 warnings)"',
+      'grep -q unused "$3" || exit 0',
+      'printf "%s\\n" "$PWD/$3" "  1:7  error  \'unused\' is assigned a value but never used  no-unused-vars" "" "1 problem (1 error, 0 warnings)"',
       'exit 1',
     ].join('\n'),
     { 'bad.js': 'const unused = 1;\n', 'good.js': 'export const used = 1;\n' },
@@ -90,7 +117,7 @@ test("JavaScript with the workspace's eslint and config: --fix on the file, then
   expect(bad?.errors).toBe(
     `${workspace}/bad.js\n  1:7  error  'unused' is assigned a value but never used  no-unused-vars\n\n1 problem (1 error, 0 warnings)`,
   );
-  expect(readFileSync(path.join(workspace, 'eslint-args.txt'), 'utf8')).toBe('--fix bad.js\n');
+  expect(readFileSync(path.join(workspace, 'eslint-args.txt'), 'utf8')).toBe('--format json bad.js\n');
   expect(await lintFile(shell, workspace, 'good.js')).toEqual({ linter: 'eslint', errors: undefined });
 });
 
@@ -105,3 +132,17 @@ test('lint output past 2,000 chars is cut, and the tool result carries it under 
   expect(outcome.content).toBe(`created app.js (1 lines)\n\nLINT ERRORS (must fix) from eslint:\n${capped}`);
   expect(outcome.isError).toBe(false);
 });
+
+test("JavaScript with the workspace's real eslint: only the errors the change introduced, and the file left as written", async () => {
+  const config =
+    "export default [{ rules: { 'no-unused-vars': 'error', 'no-undef': 'error' }, languageOptions: { globals: { console: 'readonly' } } }];\n";
+  const committed = 'const old = 1;\nconsole.log(2);\n';
+  const workspace = makeGitRepo({ 'eslint.config.mjs': config, 'app.js': committed });
+  mkdirSync(path.join(workspace, 'node_modules/.bin'), { recursive: true });
+  symlinkSync(path.resolve('node_modules/eslint/bin/eslint.js'), path.join(workspace, 'node_modules/.bin/eslint'));
+  const edited = `// header\n${committed}console.log(nowhere);\n`;
+  writeFileSync(path.join(workspace, 'app.js'), edited);
+  const report = await lintFile(shell, workspace, 'app.js');
+  expect(report).toEqual({ linter: 'eslint', errors: "app.js:4:13: no-undef 'nowhere' is not defined.", preExisting: 1 });
+  expect(readFileSync(path.join(workspace, 'app.js'), 'utf8')).toBe(edited);
+}, 120_000);

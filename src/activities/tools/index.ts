@@ -46,10 +46,13 @@ function currentAttempt(): number {
   }
 }
 
-/** Lints the file an edit or create wrote and appends what is left under "LINT ERRORS (must fix)". */
+/**
+ * Lints the file an edit or create wrote and appends the errors that are the change's to fix under "LINT ERRORS
+ * (must fix)", with a count of the findings that were there before the task; only the former count as failures.
+ */
 async function withLint(shell: WorkspaceShell, workspace: string, outcome: ToolOutcome): Promise<ToolOutcome> {
   if (outcome.isError || !outcome.changedFile || !readWorkspaceConfig(workspace).lint) return outcome;
   const report = await lintFile(shell, workspace, outcome.changedFile);
-  if (!report?.errors) return outcome;
-  return { ...outcome, content: outcome.content + formatLintErrors(report), lintErrors: report.errors };
+  if (!report) return outcome;
+  return { ...outcome, content: outcome.content + formatLintErrors(report), ...(report.errors ? { lintErrors: report.errors } : {}) };
 }

@@ -4,12 +4,26 @@ import { parse as parseYaml } from 'yaml';
 import { LINT_OUTPUT_CHARS } from '../../shared/constants.js';
 import { truncateEnd } from '../../text/truncate.js';
 import { findExecutable } from '../process/find-executable.js';
+import type { ProcessResult } from '../process/run-process.js';
 import { shellQuote, type WorkspaceShell } from '../tools/run-command.js';
+import {
+  committedVersion,
+  compareFindings,
+  formatFindings,
+  parseEslintFindings,
+  parseRuffFindings,
+  type LintFinding,
+} from './lint-findings.js';
 
 export interface LintReport {
   linter: string;
-  /** Remaining errors, capped at 2,000 characters; `undefined` when the file is clean. */
+  /**
+   * The errors that are the edit's to fix, capped at 2,000 characters; `undefined` when there are none. For ruff and
+   * eslint these are only the findings the task introduced: see `preExisting`.
+   */
   errors?: string;
+  /** Findings the file's committed version already had (ruff and eslint only): reported as a count, never to fix. */
+  preExisting?: number;
 }
 
 const LINT_TIMEOUT_MS = 120_000;
@@ -26,9 +40,11 @@ const ESLINT_CONFIGS = [
 ];
 
 /**
- * Lints one file right after an edit or create, with what the workspace has: ruff (autofix first) for Python,
- * eslint (autofix first) or `tsc --noEmit` for TypeScript and JavaScript, `node --check`, and a parse for JSON and
- * YAML. Catching the mistake at the edit that made it is cheaper than finding it at the end.
+ * Lints one file right after an edit or create, with what the workspace has: ruff for Python, eslint or `tsc
+ * --noEmit` for TypeScript and JavaScript, `node --check`, and a parse for JSON and YAML. Catching the mistake at the
+ * edit that made it is cheaper than finding it at the end. Linters never fix anything here (`--no-fix`, no `--fix`):
+ * a fixer rewrites lines the edit did not touch, after the edit's diff was taken, without the model knowing. ruff and
+ * eslint findings the file's committed version already had are counted, not reported as the edit's to fix.
  */
 export async function lintFile(
   shell: WorkspaceShell,
@@ -39,8 +55,9 @@ export async function lintFile(
 ): Promise<LintReport | undefined> {
   const extension = path.extname(file).toLowerCase();
   /** With `keep`, only the kept lines count: a project-wide checker fails for other files' errors too. */
-  const run = async (linter: string, command: string, keep?: (line: string) => boolean): Promise<LintReport> => {
-    const result = await shell(command, { workspace, timeoutMs: LINT_TIMEOUT_MS });
+  const run = async (linter: string, command: string, keep?: (line: string) => boolean): Promise<LintReport> =>
+    reportOf(linter, await shell(command, { workspace, timeoutMs: LINT_TIMEOUT_MS }), keep);
+  const reportOf = (linter: string, result: ProcessResult, keep?: (line: string) => boolean): LintReport => {
     const output = result.output
       .split('\n')
       .filter(keep ?? (() => true))
@@ -49,18 +66,43 @@ export async function lintFile(
     const failed = result.timedOut || (keep ? output !== '' : result.exitCode !== 0);
     return { linter, errors: failed ? truncateEnd(output || `${linter} exited with ${result.exitCode}`, LINT_OUTPUT_CHARS) : undefined };
   };
+  /**
+   * A linter that reports JSON findings: what the file has now, minus what its committed version had (linted from
+   * stdin). Output that does not parse is reported whole, as `run` does.
+   */
+  const runAgainstCommitted = async (
+    linter: string,
+    command: (target: string) => string,
+    stdinTarget: string,
+    parse: (output: string) => LintFinding[] | undefined,
+  ): Promise<LintReport> => {
+    const now = await shell(command(shellQuote(file)), { workspace, timeoutMs: LINT_TIMEOUT_MS });
+    const findings = now.timedOut ? undefined : parse(now.output);
+    if (!findings) return reportOf(linter, now);
+    if (findings.length === 0) return { linter };
+    const committed = await shell(`${committedVersion(file)} | ${command(stdinTarget)}`, { workspace, timeoutMs: LINT_TIMEOUT_MS });
+    const { introduced, preExisting } = compareFindings(findings, parse(committed.output) ?? []);
+    const errors = introduced.length ? truncateEnd(formatFindings(file, introduced), LINT_OUTPUT_CHARS) : undefined;
+    return { linter, errors, preExisting };
+  };
   const local = (name: string) => path.join(workspace, 'node_modules', '.bin', name);
   const hasEslint = () => existsSync(local('eslint')) && ESLINT_CONFIGS.some((name) => existsSync(path.join(workspace, name)));
 
   if (extension === '.py') {
     const ruff = findExecutable('ruff', [path.join(workspace, '.venv/bin/ruff'), path.join(workspace, 'venv/bin/ruff')], searchPath);
-    if (ruff) return run('ruff', `${shellQuote(ruff)} check --fix --quiet --output-format concise ${shellQuote(file)}`);
+    if (ruff) {
+      const check = (target: string) => `${shellQuote(ruff)} check --no-fix --quiet --output-format json ${target}`;
+      return runAgainstCommitted('ruff', check, `--stdin-filename ${shellQuote(file)} -`, parseRuffFindings);
+    }
     // A syntax check that, unlike py_compile, leaves no __pycache__ behind in the workspace.
     const check = 'import sys; compile(open(sys.argv[1], encoding="utf-8").read(), sys.argv[1], "exec")';
     return run('python syntax check', `python3 -c ${shellQuote(check)} ${shellQuote(file)}`);
   }
   if (['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'].includes(extension)) {
-    if (hasEslint()) return run('eslint', `${shellQuote(local('eslint'))} --fix ${shellQuote(file)}`);
+    if (hasEslint()) {
+      const check = (target: string) => `${shellQuote(local('eslint'))} --format json ${target}`;
+      return runAgainstCommitted('eslint', check, `--stdin --stdin-filename ${shellQuote(file)}`, parseEslintFindings);
+    }
     if (extension.includes('t') && extension !== '.js' && existsSync(local('tsc')) && existsSync(path.join(workspace, 'tsconfig.json'))) {
       // tsc checks the whole project; only this file's errors are the edit's to fix.
       return run('tsc --noEmit', `${shellQuote(local('tsc'))} --noEmit --pretty false -p .`, (line) => line.startsWith(file));
@@ -82,7 +124,11 @@ export async function lintFile(
   return undefined;
 }
 
-/** The block appended to an edit's or create's tool result. */
+/** The block appended to an edit's or create's tool result: the errors to fix, then the count of the ones that were there. */
 export function formatLintErrors(report: LintReport): string {
-  return `\n\nLINT ERRORS (must fix) from ${report.linter}:\n${report.errors}`;
+  const before = report.preExisting
+    ? `${report.preExisting} other finding${report.preExisting === 1 ? '' : 's'} of ${report.linter} in this file ${report.preExisting === 1 ? 'was' : 'were'} there before this task: not yours to fix.`
+    : '';
+  if (!report.errors) return before ? `\n\n${report.linter}: nothing new. ${before}` : '';
+  return `\n\nLINT ERRORS (must fix) from ${report.linter}:\n${report.errors}${before ? `\n(${before})` : ''}`;
 }
