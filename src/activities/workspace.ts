@@ -4,11 +4,13 @@ import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import type { SandboxMode } from '../shared/command-access.js';
 import { ErrorType } from '../shared/errors.js';
+import type { GateSpec } from '../shared/gates.js';
 import type { ProjectContext } from '../shared/project-context.js';
 import { homeRefusal, refuseWorkspace } from '../shared/task-input.js';
 import { truncateEnd } from '../text/truncate.js';
 import { detectTechStack } from './tech-stack.js';
 import { listFiles } from './tools/list-files.js';
+import { detectGates } from './verification/gates.js';
 
 export interface WorkspaceDeps {
   hostId: string;
@@ -71,9 +73,24 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
       const entries = await listFiles(workspace, '**/*', 3);
       const shown = entries.slice(0, TREE_ENTRIES);
       const fileTree = entries.length > TREE_ENTRIES ? [...shown, `… ${entries.length - TREE_ENTRIES} more`] : shown;
-      return { instructions, techStack: detectTechStack(workspace), fileTree: fileTree.join('\n'), greenfield: isGreenfield(entries) };
+      return {
+        instructions,
+        techStack: detectTechStack(workspace),
+        fileTree: fileTree.join('\n'),
+        greenfield: isGreenfield(entries),
+        // A codeloop.json that does not parse fails the final gates' detection, where the agent can still fix it.
+        gates: tryDetectGates(workspace),
+      };
     },
   };
+}
+
+function tryDetectGates(workspace: string): GateSpec[] | undefined {
+  try {
+    return detectGates(workspace);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -10,13 +10,28 @@ export interface GateSpec {
 export interface GateResult {
   name: string;
   command: string;
+  /**
+   * Whether the gate lets the task finish: it exited 0; or its tool is not installed (`unavailable`); or, under
+   * `gates: "no-regressions"`, it failed before the task too and fails no worse now (`newFailures` empty).
+   */
   passed: boolean;
   exitCode?: number;
   timedOut: boolean;
   durationMs: number;
   /** The first failure (or the output's tail), enough for the model to fix it. */
   summary: string;
+  /** The command's tool is missing (`nub: not found`, exit 127): nothing the agent could fix. */
+  unavailable?: boolean;
+  /** What failed, by identity: failing test ids when the runner's report is recognised, else the error lines. */
+  failures?: string[];
+  /** Against the gate's run before the task (no-regressions): whether it passed then, and what fails now that did not. */
+  baseline?: { passed: boolean; failures: string[] };
+  newFailures?: string[];
 }
+
+/** How a finished task is judged: gates no worse than before the task (the default), or every gate passing. */
+export const GATE_MODES = ['no-regressions', 'strict'] as const;
+export type GateMode = (typeof GATE_MODES)[number];
 
 /** How many times failing gates send the work back to the model before a human is asked. */
 export const MAX_CORRECTION_ROUNDS = 5;
@@ -36,5 +51,18 @@ export const WorkspaceConfigSchema = z.object({
     )
     .optional(),
   lint: z.boolean().default(true),
+  /**
+   * How `run_tests` and the tests gate run the suite: `command` instead of the detected one, and `hooks: false` to
+   * skip package.json's `pretest`/`posttest` (npm's `--ignore-scripts`). A string is the command alone.
+   */
+  test: z
+    .union([
+      z
+        .string()
+        .min(1)
+        .transform((command) => ({ command, hooks: true })),
+      z.object({ command: z.string().min(1).optional(), hooks: z.boolean().default(true) }).strict(),
+    ])
+    .optional(),
 });
 export type WorkspaceConfig = z.output<typeof WorkspaceConfigSchema>;

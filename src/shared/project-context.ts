@@ -1,3 +1,5 @@
+import type { GateSpec } from './gates.js';
+
 /** What the worker found in the workspace: the project layer of the system prompt. */
 export interface ProjectContext {
   instructions: { file: string; content: string }[];
@@ -5,4 +7,6 @@ export interface ProjectContext {
   fileTree: string;
   /** Nothing but docs and manifests yet: the agent builds from scratch. */
   greenfield: boolean;
+  /** The verification gates the workspace had when it was described: what a task's baseline runs. */
+  gates?: GateSpec[];
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BLOCKER_TIMEOUT_ACTIONS, DurationSchema } from './blockers.js';
 import { DEFAULT_MAX_ITERATIONS } from './constants.js';
+import { GATE_MODES } from './gates.js';
 import { objectWithKnownKeys, parseOrFail } from './validation.js';
 
 /** Field rules a batch's tasks share with the task input, so a batch accepts exactly what its child tasks will. */
@@ -56,6 +57,11 @@ export const TaskInputFieldsSchema = objectWithKnownKeys({
   /** What the task's commands may reach beyond the workspace; see README "Safety". */
   network: NetworkSchema.default('off'),
   env: EnvNamesSchema.default([]),
+  /**
+   * `no-regressions`: gates run once when the task starts, and at the end a gate that failed then passes if nothing
+   * fails now that did not (no new failing test, no new error line). `strict`: every gate must pass.
+   */
+  gates: z.enum(GATE_MODES).default('no-regressions'),
   /** Questions answered in an earlier run of this task; they go into the task layer of the prompt. */
   answers: z.array(objectWithKnownKeys({ question: z.string(), answer: z.string() })).default([]),
 });

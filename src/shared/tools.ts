@@ -69,7 +69,8 @@ const descriptions: Record<ToolName, string> = {
   search_codebase: 'Search file contents with a regular expression. Skips binary files and files over 1 MB.',
   list_files: 'List files under a directory, skipping .git, node_modules and build output.',
   run_command: 'Run a shell command in the workspace root. Output over 4,000 characters keeps the first and last 2,000.',
-  run_tests: "Run the project's tests (npm test or pytest). Without verbose, shows the first failing test.",
+  run_tests:
+    "Run the project's tests (npm test, pytest, or codeloop.json's test command). Without verbose: the failing tests, new ones first, and the first new failure.",
   raise_blocker:
     'Ask a human a question you cannot answer yourself: unclear requirements, missing access or credentials, an external service. The task waits for the answer, which comes back as this tool result.',
 };

@@ -70,7 +70,7 @@ async function reachRoundLimit(handle: Awaited<ReturnType<typeof harness.start>>
 
 test('a gate that keeps failing escalates at the third failure, and at the round limit asks; "stop" fails the task', async () => {
   enqueueFiveFailedRounds();
-  const handle = await harness.start({ description: 'make the marker', workspace: markerWorkspace() });
+  const handle = await harness.start({ description: 'make the marker', workspace: markerWorkspace(), gates: 'strict' });
   const { currentDetails } = await reachRoundLimit(handle);
   expect(currentDetails).toContain(`Outline:\n${OUTLINE}`);
   expect(currentDetails).toContain('Gates (correction round 5): ❌ marker');
@@ -96,7 +96,7 @@ test('"continue" at the round limit grants 5 more rounds; the task completes onl
     },
     { text: 'Created DONE.' },
   );
-  const handle = await harness.start({ description: 'make the marker', workspace: markerWorkspace() });
+  const handle = await harness.start({ description: 'make the marker', workspace: markerWorkspace(), gates: 'strict' });
   await reachRoundLimit(handle);
   await handle.signal(answerBlockerSignal, { answer: 'continue' });
   expect(await handle.result()).toMatchObject({

@@ -73,7 +73,7 @@ describe('final verification gates', () => {
       },
       { text: 'Fixed add.' },
     );
-    const handle = await harness.start({ description: 'gates', workspace });
+    const handle = await harness.start({ description: 'gates', workspace, gates: 'strict' });
     const result = (await handle.result()) as TaskResult;
     expect(result).toMatchObject({ status: 'completed', summary: 'Fixed add.', gates: [{ name: 'tests', passed: true }] });
     expect((await handle.query(getStateQuery)).correctionRounds).toBe(1);
@@ -89,9 +89,80 @@ describe('final verification gates', () => {
       { toolCalls: [{ name: 'create_file', input: { path: 'DONE', content: '' } }] },
       { text: 'now done' },
     );
-    const result = (await (await harness.start({ description: 'config gates', workspace })).result()) as TaskResult;
+    const result = (await (await harness.start({ description: 'config gates', workspace, gates: 'strict' })).result()) as TaskResult;
     expect(result.gates).toMatchObject([{ name: 'marker', command: 'test -f DONE', passed: true }]);
     expect(result.iterations).toBe(3);
+  });
+});
+
+describe('gates against the start (no-regressions, the default)', () => {
+  const twoTests = (addBody: string) =>
+    nodeProject(
+      `export function add(a, b) {\n  ${addBody}\n}\nexport function double(a) {\n  return a * 3;\n}\n`,
+      [
+        "import test from 'node:test';",
+        "import assert from 'node:assert';",
+        "import { add, double } from './app.mjs';",
+        "test('add', () => assert.strictEqual(add(2, 3), 5));",
+        "test('double', () => assert.strictEqual(double(2), 4));",
+        '',
+      ].join('\n'),
+    );
+
+  test('a test that failed before the task does not hold it back, and the agent is told it is not its to fix', async () => {
+    const workspace = twoTests('return a + b;');
+    harness.fake.enqueue(
+      (request) => {
+        const kickoff = JSON.stringify(request.body.messages[0].content);
+        expect(kickoff).toContain('Before you changed anything, these checks already failed');
+        expect(kickoff).toContain('tests (`npm test --silent`) already fails: double');
+        return edit('app.mjs', '  return a + b;', '  return b + a;');
+      },
+      { text: 'Swapped the operands.' },
+    );
+    const result = (await (await harness.start({ description: 'swap the operands of add', workspace })).result()) as TaskResult;
+    expect(result.status).toBe('completed');
+    expect(result.gates).toMatchObject([
+      { name: 'tests', passed: true, baseline: { passed: false, failures: ['double'] }, newFailures: [] },
+    ]);
+  });
+
+  test('a test the agent broke: run_tests and the gates show it first, beside one that failed before; even beside one that failed before', async () => {
+    const workspace = twoTests('return a + b;');
+    harness.fake.enqueue(
+      edit('app.mjs', '  return a + b;', '  return a - b;'),
+      { toolCalls: [{ name: 'run_tests', input: {} }] },
+      (request) => {
+        const tests = lastMessage(request);
+        const heading = 'New failures, since the task started (1):\n  add\n1 other failing test(s) failed before the task too';
+        expect(tests).toContain(JSON.stringify(heading).slice(1, -1));
+        return { text: 'Done.' };
+      },
+      (request) => {
+        const feedback = lastMessage(request);
+        expect(feedback).toContain('New since the task started: add');
+        expect(feedback).toContain('1 failure(s) were there before the task: not yours to fix.');
+        return edit('app.mjs', '  return a - b;', '  return a + b;');
+      },
+      { text: 'Put add back.' },
+    );
+    const result = (await (await harness.start({ description: 'touch add', workspace })).result()) as TaskResult;
+    expect(result).toMatchObject({
+      status: 'completed',
+      summary: 'Put add back.',
+      gates: [{ name: 'tests', passed: true, newFailures: [] }],
+    });
+  });
+
+  test('a gate whose tool is not installed is reported unavailable, not as a failure to fix', async () => {
+    const workspace = makeWorkspace({
+      'codeloop.json': JSON.stringify({ gates: [{ name: 'nub', command: 'nub-build-tool --check', timeoutSeconds: 5 }] }),
+    });
+    harness.fake.enqueue({ text: 'Nothing to do.' });
+    const result = (await (await harness.start({ description: 'nothing', workspace, gates: 'strict' })).result()) as TaskResult;
+    expect(result.status).toBe('completed');
+    expect(result.gates).toMatchObject([{ name: 'nub', passed: true, unavailable: true }]);
+    expect(result.gates[0].summary).toContain('nub-build-tool is not installed');
   });
 });
 
@@ -109,7 +180,7 @@ describe('escalation', () => {
       },
       { text: 'fixed' },
     );
-    const handle = await harness.start({ description: 'escalate', workspace });
+    const handle = await harness.start({ description: 'escalate', workspace, gates: 'strict' });
     const [blocker] = await waitForBlockers(handle);
     expect(blocker.origin).toBe('escalation');
     expect(blocker.question).toMatch(/^Escalating: the same error 3 times \(run_tests\)/);

@@ -16,6 +16,8 @@ export interface ToolCall<N extends ToolName> {
   workspace: string;
   input: ToolInput<N>;
   access?: CommandAccess;
+  /** `run_tests` only: the test ids that failed before the task. */
+  knownFailures?: string[];
 }
 
 export type { ToolOutcome } from './tool-outcome.js';
@@ -33,7 +35,8 @@ export function createToolActivities(deps: { shell: WorkspaceShell }) {
     editFile: async (call: ToolCall<'edit_file'>): Promise<ToolOutcome> =>
       withLint(shellFor(call), call.workspace, await editWorkspaceFile(call.workspace, call.input, { attempt: currentAttempt() })),
     runCommand: (call: ToolCall<'run_command'>): Promise<ToolOutcome> => runWorkspaceCommand(shellFor(call), call.workspace, call.input),
-    runTests: (call: ToolCall<'run_tests'>): Promise<ToolOutcome> => runWorkspaceTests(shellFor(call), call.workspace, call.input),
+    runTests: (call: ToolCall<'run_tests'>): Promise<ToolOutcome> =>
+      runWorkspaceTests(shellFor(call), call.workspace, call.input, call.knownFailures),
   };
 }
 

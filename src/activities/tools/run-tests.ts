@@ -7,19 +7,28 @@ import type { ToolOutcome } from './tool-outcome.js';
 import { describeRun, shellQuote, type WorkspaceShell } from './run-command.js';
 import { resolveInWorkspace } from './workspace-path.js';
 import { observe, refuse } from './tool-outcome.js';
-
-const TRACEBACK_LINES = 50;
+import { failingTests, firstFailure } from './test-report.js';
+import type { WorkspaceConfig } from '../../shared/gates.js';
+import { readWorkspaceConfig } from '../verification/workspace-config.js';
 
 /**
- * The command that runs a workspace's tests: `npm test` when package.json defines it, else pytest. A package.json
- * that cannot be read defines no script here; `run_tests` says why before it gets this far.
+ * The command that runs a workspace's tests: `codeloop.json`'s `test.command`; else `npm test` when package.json
+ * defines it (without its pre/post hooks under `test.hooks: false`); else pytest. A package.json that cannot be read
+ * defines no script here; `run_tests` says why before it gets this far.
  */
-export function detectTestCommand(workspace: string, packageJson: PackageManifest = readPackageManifest(workspace)): string | undefined {
+export function detectTestCommand(
+  workspace: string,
+  packageJson: PackageManifest = readPackageManifest(workspace),
+  config: WorkspaceConfig['test'] = readWorkspaceConfig(workspace).test,
+): string | undefined {
+  if (config?.command) return config.command;
   if (packageJson.state === 'read') {
     const script = asRecord(packageJson.manifest.scripts)?.test;
-    if (typeof script === 'string' && script && !script.includes('no test specified')) return 'npm test --silent --';
+    if (typeof script === 'string' && script && !script.includes('no test specified')) {
+      return `npm test --silent${config?.hooks === false ? ' --ignore-scripts' : ''} --`;
+    }
   }
-  const python = ['pyproject.toml', 'pytest.ini', 'setup.cfg', 'setup.py', 'tox.ini', 'tests', 'test'].some((name) =>
+  const python = ['pyproject.toml', 'pytest.ini', 'setup.cfg', 'setup.py', 'tox.ini', 'tests', 'test', 'testing'].some((name) =>
     existsSync(path.join(workspace, name)),
   );
   if (!python) return undefined;
@@ -28,18 +37,34 @@ export function detectTestCommand(workspace: string, packageJson: PackageManifes
 }
 
 /**
- * `run_tests`: without `verbose`, a failing run shows the first failing test and at most 50 lines of its
- * traceback, which is what the model needs to fix it and no more.
+ * `run_tests`: without `verbose`, a failing run lists the failing tests, the ones that are new against
+ * `knownFailures` (what failed before the task) first, then the first new failure's report (at most 50 lines of
+ * traceback) and a count of the ones that were there before. A run whose failures were all there before the task is
+ * not an error: nothing the task did broke.
  */
-export async function runWorkspaceTests(shell: WorkspaceShell, workspace: string, input: ToolInput<'run_tests'>): Promise<ToolOutcome> {
+export async function runWorkspaceTests(
+  shell: WorkspaceShell,
+  workspace: string,
+  input: ToolInput<'run_tests'>,
+  knownFailures: readonly string[] = [],
+): Promise<ToolOutcome> {
   return observe(async () => {
     const packageJson = readPackageManifest(workspace);
     if (packageJson.state === 'unreadable') {
       refuse(`package.json cannot be read: ${packageJson.problem}; fix it so run_tests can find the "test" script`);
     }
-    const base = detectTestCommand(workspace, packageJson);
+    let config: WorkspaceConfig['test'];
+    try {
+      config = readWorkspaceConfig(workspace).test;
+    } catch (error) {
+      refuse(`${(error as Error).message}; fix it so run_tests knows how to run the tests`);
+    }
+    const base = detectTestCommand(workspace, packageJson, config);
     if (!base) {
-      return { content: 'no test runner found: add a "test" script to package.json or pytest tests', isError: true };
+      return {
+        content: 'no test runner found: add a "test" script to package.json, pytest tests, or "test": "<command>" to codeloop.json',
+        isError: true,
+      };
     }
     const target = input.test_path ? ` ${shellQuote(testTarget(workspace, input.test_path))}` : '';
     const command = `${base}${target}`;
@@ -48,8 +73,37 @@ export async function runWorkspaceTests(shell: WorkspaceShell, workspace: string
     if (input.verbose || passed || result.timedOut) {
       return { content: describeRun(command, result, passed ? 1_500 : COMMAND_OUTPUT_CHARS), isError: !passed };
     }
-    return { content: describeRun(command, { ...result, output: firstFailure(result.output) }, COMMAND_OUTPUT_CHARS), isError: true };
+    const report = describeFailures(result.output, knownFailures);
+    return { content: describeRun(command, { ...result, output: report.text }, COMMAND_OUTPUT_CHARS), isError: !report.noWorse };
   });
+}
+
+const LISTED_FAILURES = 20;
+
+/** The failing tests, new ones first, and the report of the first new one (or of the first failure). */
+function describeFailures(output: string, knownFailures: readonly string[]): { text: string; noWorse: boolean } {
+  const failing = failingTests(output);
+  if (failing.length === 0) return { text: firstFailure(output), noWorse: false };
+  const known = new Set(knownFailures);
+  const fresh = failing.filter((id) => !known.has(id));
+  const before = failing.filter((id) => known.has(id));
+  const noWorse = before.length > 0 && fresh.length === 0;
+  const list = (ids: string[], label: string) =>
+    ids.length === 0
+      ? []
+      : [
+          `${label} (${ids.length}):`,
+          ...ids.slice(0, LISTED_FAILURES).map((id) => `  ${id}`),
+          ...(ids.length > LISTED_FAILURES ? ['  …'] : []),
+        ];
+  const heading = noWorse
+    ? [`No new failures: the ${before.length} failing test(s) failed before the task too, so they are not yours to fix.`]
+    : [
+        ...list(fresh, before.length ? 'New failures, since the task started' : 'Failing tests'),
+        ...(before.length ? [`${before.length} other failing test(s) failed before the task too: not yours to fix.`] : []),
+      ];
+  const first = fresh[0] ?? failing[0];
+  return { text: [...heading, '', firstFailure(output, first)].join('\n'), noWorse };
 }
 
 /**
@@ -61,26 +115,4 @@ function testTarget(workspace: string, testPath: string): string {
     refuse(`test_path ${testPath} looks like an option; pass a file or directory in the workspace, e.g. tests/test_app.py`);
   const { relative } = resolveInWorkspace(workspace, testPath);
   return relative === '.' ? '.' : `./${relative}`;
-}
-
-/**
- * Where each runner's failure report starts, most specific first: pytest's `___ test ___` header, jest's `●`,
- * vitest's `FAIL file > test`, TAP's `not ok` (node:test), then any failure mark in a result list.
- */
-const FAILURE_STARTS = [/^_{3,} .+ _{3,}$/, /^\s*●\s/, /^\s*FAIL\s.*\s>\s/, /^\s*not ok\s/, /(^|\s)(FAIL|✗|×|✕)\s/];
-
-/**
- * The first failure in pytest, vitest, jest or node:test output, up to where the next failure (or pytest's closing
- * rule, or TAP's next subtest) starts and at most 50 lines, plus the runner's summary line. Falls back to the output's
- * tail when no failure marker is recognised.
- */
-export function firstFailure(output: string): string {
-  const lines = output.split(/\r?\n/);
-  const marker = FAILURE_STARTS.find((pattern) => lines.some((line) => pattern.test(line)));
-  const summary = lines.filter((line) => /\b\d+ (failed|passed)\b|Tests?:?\s+\d+ failed|# fail \d+/.test(line)).slice(-2);
-  if (!marker) return [...lines.slice(-TRACEBACK_LINES)].join('\n');
-  const start = lines.findIndex((line) => marker.test(line));
-  const next = lines.findIndex((line, index) => index > start && (marker.test(line) || /^={3,}|^\s*# Subtest:/.test(line)));
-  const end = Math.min(next === -1 ? lines.length : next, start + TRACEBACK_LINES);
-  return [...lines.slice(start, end), ...(summary.length ? ['…', ...summary] : [])].join('\n');
 }

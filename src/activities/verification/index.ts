@@ -12,8 +12,8 @@ export function createVerificationActivities(deps: { shell: WorkspaceShell }) {
     async detectGates(workspace: string): Promise<GateSpec[]> {
       return detectGates(workspace);
     },
-    async runVerification(call: { workspace: string; gate: GateSpec; access?: CommandAccess }): Promise<GateResult> {
-      return runGate(withAccess(deps.shell, call.access), call.workspace, call.gate);
+    async runVerification(call: { workspace: string; gate: GateSpec; access?: CommandAccess; baseline?: GateResult }): Promise<GateResult> {
+      return runGate(withAccess(deps.shell, call.access), call.workspace, call.gate, call.baseline);
     },
   };
 }

@@ -11,7 +11,12 @@ export function readWorkspaceConfig(workspace: string): WorkspaceConfig {
   const file = CONFIG_FILES.find((name) => existsSync(path.join(workspace, name)));
   if (!file) return WorkspaceConfigSchema.parse({});
   const text = readFileSync(path.join(workspace, file), 'utf8');
-  const raw = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+  let raw: unknown;
+  try {
+    raw = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+  } catch (error) {
+    throw new Error(`${file} does not parse: ${(error as Error).message}`, { cause: error });
+  }
   const parsed = WorkspaceConfigSchema.safeParse(raw ?? {});
   if (!parsed.success) throw new Error(`${file} is invalid: ${describeIssues(parsed.error)}`);
   return parsed.data;

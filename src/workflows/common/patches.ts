@@ -30,6 +30,8 @@ export const PATCHES = {
   batchMergesTogether: { id: 'batch-merges-together', added: '2026-11-24', deprecateAfter: '2026-12-24' },
   /** A re-run batch task starts with the answers its child's final report carried; no activity queries the child. */
   batchAnswersFromReports: { id: 'batch-answers-from-reports', added: '2026-11-24', deprecateAfter: '2026-12-24' },
+  /** A task runs its gates once before it starts, and is judged at the end against what already failed. */
+  gateBaseline: { id: 'gate-baseline', added: '2026-11-25', deprecateAfter: '2026-12-25' },
 } as const satisfies Record<string, Patch>;
 
 export type PatchName = keyof typeof PATCHES;

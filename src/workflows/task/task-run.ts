@@ -7,6 +7,7 @@ import { classifyFinalQuestion, questionsIn } from './final-question.js';
 import { MAX_CORRECTION_ROUNDS } from '../../shared/gates.js';
 import { extractOutline } from './outline.js';
 import { contextWindowOf } from './pricing.js';
+import type { WorkspaceBinding } from '../../activities/workspace.js';
 import type { ProjectContext } from '../../shared/project-context.js';
 import { buildSystemPrompt, kickoffMessage } from './prompt.js';
 import type { TaskInput } from '../../shared/task-input.js';
@@ -28,7 +29,7 @@ import { iterationBudget, noteChangedFile, startState, type RunState, type TaskC
 import { Spend } from './spend.js';
 import { withDeadline } from './stall-race.js';
 import { executeToolCalls, toToolResults, type ToolTarget } from './tool-calls.js';
-import { describeFailedGates, Verifier } from './verifier.js';
+import { describeBaseline, describeFailedGates, Verifier } from './verifier.js';
 import { SearchAttributeTracker } from '../common/search-attributes.js';
 import { publishCurrentDetails } from './visibility.js';
 
@@ -117,14 +118,26 @@ export class TaskRun implements PolicyHost {
         [this.state.binding.workspace],
       );
       this.system = this.buildSystem(this.state.project);
-      this.state.messages = [{ role: 'user', content: [{ type: 'text', text: kickoffMessage(this.input) }] }];
+      const kickoff = [kickoffMessage(this.input)];
+      if (this.input.gates === 'no-regressions' && applies('gateBaseline')) {
+        const target = this.targetOf(this.state.binding);
+        const failing = describeBaseline(await this.verifier.recordBaseline(target, this.state.project.gates ?? []));
+        if (failing) kickoff.push(failing);
+      }
+      this.state.messages = [{ role: 'user', content: kickoff.map((text) => ({ type: 'text', text })) }];
       this.state.phase = 'exploring';
       this.publish();
     }
+    return this.targetOf(this.state.binding);
+  }
+
+  private targetOf(binding: WorkspaceBinding): ToolTarget {
+    const knownFailures = this.verifier.knownFailures();
     return {
-      workspace: this.state.binding.workspace,
-      hostQueue: this.state.binding.hostQueue,
+      workspace: binding.workspace,
+      hostQueue: binding.hostQueue,
       access: { network: this.input.network, env: this.input.env },
+      ...(knownFailures.length ? { knownFailures } : {}),
     };
   }
 

@@ -22,6 +22,8 @@ export interface ToolTarget {
   workspace: string;
   hostQueue: string;
   access: CommandAccess;
+  /** What failed before the task (the gates' baseline): `run_tests` lists new failures first and counts these. */
+  knownFailures?: string[];
 }
 
 /** What the workflow decides itself around the workspace tools. */
@@ -45,7 +47,8 @@ export interface ExecutedCall {
 function executeOnHost(name: WorkspaceToolName, input: unknown, target: ToolTarget, summary: string): Promise<ToolOutcome> {
   const activity = TOOL_ACTIVITIES[name];
   const options = { taskQueue: target.hostQueue, summary };
-  const call = [{ workspace: target.workspace, input, access: target.access }] as [never];
+  const known = name === 'run_tests' && target.knownFailures?.length ? { knownFailures: target.knownFailures } : {};
+  const call = [{ workspace: target.workspace, input, access: target.access, ...known }] as [never];
   if (!COMMAND_TOOLS.has(name)) return fileActivities[activity].executeWithOptions(options, call);
   // A command's own timeout plus a minute to report; run_tests uses the maximum command timeout.
   const seconds = name === 'run_command' ? (input as ToolInput<'run_command'>).timeout : COMMAND_TIMEOUT.maxSeconds;

@@ -5,16 +5,29 @@ import type { ToolTarget } from './tool-calls.js';
 export interface VerifierCarry {
   gates?: GateSpec[];
   results: GateResult[];
+  /** The gates' results before the task changed anything (`gates: "no-regressions"`). */
+  baseline?: GateResult[];
 }
 
 /** The final gates: detected once per task on the workspace host, then each run as its own activity. */
 export class Verifier {
   private gates?: GateSpec[];
   results: GateResult[];
+  baseline?: GateResult[];
 
   constructor(carry?: VerifierCarry) {
     this.gates = carry?.gates;
     this.results = carry?.results ?? [];
+    this.baseline = carry?.baseline;
+  }
+
+  /**
+   * Runs the gates the workspace had when the task started (found when it was described) once, so the end can be
+   * judged against what already failed. The final gates are detected again at the end: the task may have added some.
+   */
+  async recordBaseline(target: ToolTarget, gates: GateSpec[]): Promise<GateResult[]> {
+    this.baseline = await this.runAll(target, gates, 'before the task');
+    return this.baseline;
   }
 
   async run(target: ToolTarget): Promise<GateResult[]> {
@@ -22,31 +35,58 @@ export class Verifier {
       { taskQueue: target.hostQueue, summary: 'detect verification gates' },
       [target.workspace],
     );
+    this.results = await this.runAll(target, this.gates);
+    return this.results;
+  }
+
+  private async runAll(target: ToolTarget, gates: GateSpec[], when?: string): Promise<GateResult[]> {
     const results: GateResult[] = [];
-    for (const gate of this.gates) {
+    for (const gate of gates) {
+      const baseline = when ? undefined : this.baseline?.find((result) => result.name === gate.name);
       results.push(
         await commandActivities.runVerification.executeWithOptions(
           {
             taskQueue: target.hostQueue,
-            summary: `verify ${gate.name}: ${gate.command}`,
+            summary: `verify ${gate.name}${when ? ` ${when}` : ''}: ${gate.command}`,
             startToCloseTimeout: `${gate.timeoutSeconds + 60} seconds`,
           },
-          [{ workspace: target.workspace, gate, access: target.access }],
+          [{ workspace: target.workspace, gate, access: target.access, ...(baseline ? { baseline } : {}) }],
         ),
       );
     }
-    this.results = results;
     return results;
   }
 
+  /** What the gates reported failing before the task: the ids `run_tests` compares its failures with. */
+  knownFailures(): string[] {
+    const failing = (this.baseline ?? []).filter((result) => !result.passed).flatMap((result) => result.failures ?? []);
+    return [...new Set(failing)];
+  }
+
   carry(): VerifierCarry {
-    return { gates: this.gates, results: this.results };
+    return { gates: this.gates, results: this.results, ...(this.baseline ? { baseline: this.baseline } : {}) };
   }
 }
 
-/** What goes back to the model when gates fail. */
+/** What the agent is told when the task starts with gates that already fail: they are not its to fix. */
+export function describeBaseline(results: GateResult[]): string | undefined {
+  const failing = results.filter((result) => !result.passed && !result.unavailable);
+  if (failing.length === 0) return undefined;
+  const lines = failing.map((result) => {
+    const what = result.failures?.length ? `: ${result.failures.slice(0, 10).join('; ')}${result.failures.length > 10 ? '; …' : ''}` : '';
+    return `- ${result.name} (\`${result.command}\`) already fails${what}`;
+  });
+  return `Before you changed anything, these checks already failed. They are not yours to fix unless the task says so; at the end they must fail no worse than this (no new failing test, no new error):\n${lines.join('\n')}`;
+}
+
+/** What goes back to the model when gates fail: what is new against the start first, when the start failed too. */
 export function describeFailedGates(results: GateResult[], round: number, maxRounds: number): string {
   const failed = results.filter((result) => !result.passed);
-  const sections = failed.map((result) => `## ${result.name} failed: \`${result.command}\`\n${result.summary}`);
+  const sections = failed.map((result) => {
+    const heading = `## ${result.name} failed: \`${result.command}\``;
+    if (!result.baseline || result.baseline.passed) return `${heading}\n${result.summary}`;
+    const fresh = result.newFailures?.length ? `New since the task started: ${result.newFailures.join('; ')}\n` : '';
+    return `${heading}\n${fresh}(${result.baseline.failures.length} failure(s) were there before the task: not yours to fix.)\n${result.summary}`;
+  });
   return `Verification failed (correction round ${round} of ${maxRounds}). Fix these, then finish again with a summary.\n\n${sections.join('\n\n')}`;
 }

@@ -1,6 +1,7 @@
 import { expect, test } from 'vitest';
 import { runWorkspaceCommand } from '../../../src/activities/tools/run-command.js';
-import { detectTestCommand, firstFailure, runWorkspaceTests } from '../../../src/activities/tools/run-tests.js';
+import { detectTestCommand, runWorkspaceTests } from '../../../src/activities/tools/run-tests.js';
+import { firstFailure } from '../../../src/activities/tools/test-report.js';
 import { sandboxedShell } from '../../support/sandbox.js';
 import { makeWorkspace } from '../../support/workspace.js';
 
@@ -58,9 +59,10 @@ test('run_tests: a failing node suite shows the first failure, not everything', 
   });
   const result = await runWorkspaceTests(shell, workspace, {});
   expect(result.isError).toBe(true);
+  expect(result.content).toContain('Failing tests (2):\n  adds\n  subtracts');
   expect(result.content).toContain('not ok 1 - adds');
   expect(result.content).toContain('2 !== 3');
-  expect(result.content).not.toContain('subtracts');
+  expect(result.content).not.toContain('1 !== 5');
   expect(result.content).toContain('# fail 2');
   const passing = makeWorkspace({
     'package.json': JSON.stringify({ scripts: { test: 'node --test' } }),
@@ -135,14 +137,14 @@ test('run_tests: with several failures, only the first shows, its traceback cut 
   });
   const result = await runWorkspaceTests(shell, workspace, {});
   expect(result.isError).toBe(true);
-  expect(result.content).toContain('test_deep_failure');
-  expect(result.content).not.toContain('test_second_failure');
+  expect(result.content).toContain('Failing tests (2):\n  test_calc.py::test_deep_failure\n  test_calc.py::test_second_failure');
+  expect(result.content).not.toContain('assert 1 == 2');
   expect(result.content).not.toContain('test_passes_quietly');
   expect(result.content).not.toContain('output of a passing test');
   expect(result.content).toContain('2 failed, 1 passed');
   // Between the command's two header lines and the "…" before the summary: the first traceback, cut at 50 of its ~250 lines.
   const lines = result.content.split('\n');
-  const traceback = lines.slice(2, lines.indexOf('…'));
+  const traceback = lines.slice(lines.indexOf('') + 1, lines.indexOf('…'));
   expect(traceback[0]).toMatch(/^_+ test_deep_failure _+$/);
   expect(traceback).toHaveLength(50);
 

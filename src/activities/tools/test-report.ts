@@ -1,0 +1,105 @@
+/**
+ * Reading test runners' output: which tests failed, by an identity that survives line shifts and timings, and the
+ * report of one failure. Runners: pytest, vitest, jest, node:test (TAP and spec), mocha, tape, go test, cargo test.
+ */
+
+const TRACEBACK_LINES = 50;
+const MAX_FAILURES = 200;
+
+/**
+ * Where each runner's failure report starts, most specific first: pytest's `___ test ___` header, jest's `●`,
+ * vitest's `FAIL file > test`, cargo's `---- name stdout ----`, TAP's `not ok` (node:test, tape), then any failure
+ * mark in a result list (go's `--- FAIL`, node:test's `✖`).
+ */
+const FAILURE_STARTS = [
+  /^_{3,} .+ _{3,}$/,
+  /^\s*●\s/,
+  /^\s*FAIL\s.*\s>\s/,
+  /^---- \S+ stdout ----$/,
+  /^\s*not ok\s/,
+  /(^|\s)(FAIL:?|✗|×|✕|✖)\s/,
+];
+
+/** The runner's closing count: pytest's `1 failed, 3 passed`, jest's `Tests: 1 failed`, TAP's `# fail 3`, mocha's `2 failing`. */
+const SUMMARY = /\b\d+ (failed|passed|failing|passing)\b|Tests?:?\s+\d+ failed|^# (fail|pass)\s+\d+/;
+
+/**
+ * The first failure, up to where the next one (or pytest's closing rule, or TAP's next subtest) starts and at most
+ * 50 lines, plus the runner's summary lines. With `name`, the first failure whose opening line names that test.
+ * Falls back to the output's tail when no failure marker is recognised.
+ */
+export function firstFailure(output: string, name?: string): string {
+  const lines = output.split(/\r?\n/);
+  const marker = FAILURE_STARTS.find((pattern) => lines.some((line) => pattern.test(line)));
+  const summary = lines.filter((line) => SUMMARY.test(line)).slice(-2);
+  if (!marker) return lines.slice(-TRACEBACK_LINES).join('\n');
+  const opens = (line: string) => marker.test(line);
+  const named = name === undefined ? -1 : lines.findIndex((line) => opens(line) && line.includes(lastPart(name)));
+  const start = named !== -1 ? named : lines.findIndex(opens);
+  const next = lines.findIndex((line, index) => index > start && (opens(line) || /^={3,}|^\s*# Subtest:/.test(line)));
+  const end = Math.min(next === -1 ? lines.length : next, start + TRACEBACK_LINES);
+  return [...lines.slice(start, end), ...(summary.length ? ['…', ...summary] : [])].join('\n');
+}
+
+/** The innermost name of a test id: `test_b` of `tests/test_a.py::TestA::test_b`, `adds` of `math > adds`. */
+function lastPart(id: string): string {
+  return id
+    .split(/::| > | › /)
+    .pop()!
+    .trim();
+}
+
+/**
+ * What failed, as identities: the failing tests when the output names them, otherwise the lines that report an
+ * error, with numbers taken out, so the same error on a shifted line is the same failure.
+ */
+export function failuresIn(output: string): string[] {
+  const tests = failingTests(output);
+  if (tests.length > 0) return tests;
+  const errors = output
+    .split(/\r?\n/)
+    .filter((line) => /\b(error|fail(ed|ure)?|exception)\b/i.test(line))
+    .map((line) =>
+      line
+        .replace(/\d+(\.\d+)?/g, '#')
+        .replace(/\s+/g, ' ')
+        .trim(),
+    );
+  return [...new Set(errors)].slice(0, MAX_FAILURES);
+}
+
+/**
+ * The failing tests the output names, in order, each once: pytest's `FAILED id`, vitest's `FAIL file > name` (and
+ * `×`), jest's `● suite › name`, TAP's `not ok N name` under tape's `# test` heading or node:test's `# Subtest:`,
+ * node:test's spec `✖ name`, mocha's numbered `N) name`, go's `--- FAIL: Name`, cargo's `test name ... FAILED`.
+ */
+export function failingTests(output: string): string[] {
+  const lines = output.split(/\r?\n/);
+  const tests: string[] = [];
+  const mocha = new Set<string>();
+  let heading: string | undefined;
+  for (const line of lines) {
+    const comment = /^\s*# (?:Subtest: )?(.+)$/.exec(line)?.[1];
+    if (comment && !/^(tests|pass|fail|ok|skip|todo|duration_ms|cancelled|suites)\b/.test(comment)) heading = comment.trim();
+    const tap = /^\s*not ok \d+ (?:- )?(.+?)(?:\s+#.*)?$/.exec(line)?.[1];
+    if (tap) {
+      tests.push(heading && heading !== tap ? `${heading} > ${tap}` : tap);
+      continue;
+    }
+    const numbered = /^\s+(\d+)\) (.+?):?$/.exec(line);
+    if (numbered && !mocha.has(numbered[1])) {
+      mocha.add(numbered[1]);
+      tests.push(numbered[2]);
+      continue;
+    }
+    const match =
+      /^FAILED (\S+)/.exec(line) ??
+      /^\s*FAIL\s+(\S.*? > .+?)(?:\s+\d+m?s)?$/.exec(line) ??
+      /^\s*●\s+(.+ › .+)$/.exec(line) ??
+      /^\s*✖\s+(.+?)(?:\s+\([\d.]+m?s\))?$/.exec(line) ??
+      /^\s*--- FAIL: (\S+)/.exec(line) ??
+      /^test (\S+) \.\.\. FAILED$/.exec(line);
+    if (match && !/^(failing tests|tests? failed)/i.test(match[1])) tests.push(match[1].trim());
+  }
+  return [...new Set(tests)].slice(0, MAX_FAILURES);
+}

@@ -1,0 +1,201 @@
+import { expect, test } from 'vitest';
+import { detectTestCommand, runWorkspaceTests } from '../../../src/activities/tools/run-tests.js';
+import { failingTests, failuresIn, firstFailure } from '../../../src/activities/tools/test-report.js';
+import { sandboxedShell } from '../../support/sandbox.js';
+import { makeWorkspace } from '../../support/workspace.js';
+
+const shell = sandboxedShell(process.env);
+
+/** What each runner prints for two failing tests, trimmed to the lines that matter and kept in their shape. */
+const RUNNER_OUTPUTS: Record<string, { output: string; ids: string[] }> = {
+  pytest: {
+    output: [
+      '..FF',
+      '=========================== short test summary info ============================',
+      'FAILED tests/test_calc.py::test_subtract - assert 2 == 3',
+      'FAILED tests/test_calc.py::TestDivide::test_by_zero - ZeroDivisionError',
+      '2 failed, 2 passed in 0.03s',
+    ].join('\n'),
+    ids: ['tests/test_calc.py::test_subtract', 'tests/test_calc.py::TestDivide::test_by_zero'],
+  },
+  vitest: {
+    output: [
+      ' ❯ tests/math.test.ts (3 tests | 2 failed) 6ms',
+      '   × math > adds 3ms',
+      '   × subtracts 1ms',
+      '⎯⎯⎯⎯⎯⎯⎯ Failed Tests 2 ⎯⎯⎯⎯⎯⎯⎯',
+      ' FAIL  tests/math.test.ts > math > adds',
+      'AssertionError: expected 2 to be 3 // Object.is equality',
+      ' FAIL  tests/math.test.ts > subtracts',
+      '      Tests  2 failed | 1 passed (3)',
+    ].join('\n'),
+    ids: ['tests/math.test.ts > math > adds', 'tests/math.test.ts > subtracts'],
+  },
+  jest: {
+    output: [
+      'FAIL ./math.test.js',
+      '  math',
+      '    ✕ adds (3 ms)',
+      '    ✕ subtracts (1 ms)',
+      '  ● math › adds',
+      '    expect(received).toBe(expected) // Object.is equality',
+      '  ● math › subtracts',
+      'Tests:       2 failed, 2 total',
+    ].join('\n'),
+    ids: ['math › adds', 'math › subtracts'],
+  },
+  'node:test (TAP)': {
+    output: [
+      'TAP version 13',
+      '# Subtest: adds',
+      'not ok 1 - adds',
+      '  ---',
+      '  duration_ms: 0.8',
+      '# Subtest: subtracts',
+      'not ok 2 - subtracts',
+      '1..2',
+      '# tests 2',
+      '# fail 2',
+    ].join('\n'),
+    ids: ['adds', 'subtracts'],
+  },
+  'node:test (spec)': {
+    output: [
+      '✖ adds (1.1ms)',
+      '  AssertionError [ERR_ASSERTION]',
+      '✖ subtracts (0.2ms)',
+      'ℹ fail 2',
+      '✖ failing tests:',
+      '✖ adds (1.1ms)',
+    ].join('\n'),
+    ids: ['adds', 'subtracts'],
+  },
+  mocha: {
+    output: [
+      '  math',
+      '    1) adds',
+      '    2) subtracts',
+      '  0 passing (5ms)',
+      '  2 failing',
+      '  1) math',
+      '       adds:',
+      '     AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:',
+    ].join('\n'),
+    ids: ['adds', 'subtracts'],
+  },
+  tape: {
+    output: [
+      'TAP version 13',
+      '# adds numbers',
+      'ok 1 should be truthy',
+      'not ok 2 should be strictly equal',
+      '  ---',
+      '    operator: equal',
+      '# parses flags',
+      'not ok 3 should be deeply equivalent',
+      '1..3',
+      '# tests 3',
+      '# pass  1',
+      '# fail  2',
+    ].join('\n'),
+    ids: ['adds numbers > should be strictly equal', 'parses flags > should be deeply equivalent'],
+  },
+  'go test': {
+    output: [
+      '--- FAIL: TestAdd (0.00s)',
+      '    calc_test.go:8: got 2, want 3',
+      '--- FAIL: TestSub (0.00s)',
+      'FAIL',
+      'FAIL\texample.com/calc\t0.002s',
+    ].join('\n'),
+    ids: ['TestAdd', 'TestSub'],
+  },
+  'cargo test': {
+    output: [
+      'test tests::adds ... FAILED',
+      'test tests::subtracts ... FAILED',
+      'test tests::ok ... ok',
+      '---- tests::adds stdout ----',
+      "thread 'tests::adds' panicked at src/lib.rs:9:9:",
+      'test result: FAILED. 1 passed; 2 failed; 0 ignored',
+    ].join('\n'),
+    ids: ['tests::adds', 'tests::subtracts'],
+  },
+};
+
+test.each(Object.entries(RUNNER_OUTPUTS))('failingTests names the failing tests of %s', (_runner, { output, ids }) => {
+  expect(failingTests(output)).toEqual(ids);
+});
+
+test("firstFailure with a name shows that test's report, and tape's `# fail  2` is its summary", () => {
+  const { output } = RUNNER_OUTPUTS.tape;
+  const report = firstFailure(output, 'parses flags > should be deeply equivalent');
+  expect(report.split('\n')[0]).toBe('not ok 3 should be deeply equivalent');
+  expect(report).toContain('# fail  2');
+  expect(firstFailure(RUNNER_OUTPUTS['cargo test'].output, 'tests::adds')).toContain('panicked at src/lib.rs:9:9');
+});
+
+test('failuresIn: without test names, the error lines, stable when line numbers shift', () => {
+  const before = failuresIn('src/app.ts(12,5): error TS2322: Type string is not assignable\nok');
+  const after = failuresIn('src/app.ts(14,5): error TS2322: Type string is not assignable\nok');
+  expect(before).toEqual(after);
+  expect(before).toHaveLength(1);
+});
+
+const PYTHON_SUITE = {
+  'pyproject.toml': '',
+  'tests/test_old.py': 'def test_known_broken():\n    assert "before" == "the task"\n',
+  'tests/test_calc.py': 'def test_adds():\n    assert 1 + 1 == 2\n',
+};
+
+test('run_tests: a failure that was there before the task comes second; the new one, and its report, first', async () => {
+  const workspace = makeWorkspace({
+    ...PYTHON_SUITE,
+    'tests/test_calc.py': 'def test_adds():\n    assert 1 + 1 == 3, "broken by the task"\n',
+  });
+  const result = await runWorkspaceTests(shell, workspace, {}, ['tests/test_old.py::test_known_broken']);
+  expect(result.isError).toBe(true);
+  const split = result.content.indexOf('\n\n');
+  const [heading, report] = [result.content.slice(0, split), result.content.slice(split + 2)];
+  expect(heading).toContain('New failures, since the task started (1):\n  tests/test_calc.py::test_adds');
+  expect(heading).toContain('1 other failing test(s) failed before the task too: not yours to fix.');
+  expect(heading).not.toContain('test_known_broken');
+  expect(report).toMatch(/^_+ test_adds _+$/m);
+  expect(report).toContain('broken by the task');
+  expect(report).not.toContain('"before" == "the task"');
+}, 30_000);
+
+test('run_tests: when every failure was there before the task, the run is no worse and not an error', async () => {
+  const result = await runWorkspaceTests(shell, makeWorkspace(PYTHON_SUITE), {}, ['tests/test_old.py::test_known_broken']);
+  expect(result.isError).toBe(false);
+  expect(result.content).toContain('No new failures: the 1 failing test(s) failed before the task too');
+  // Without the baseline the same run is a failure.
+  expect(await runWorkspaceTests(shell, makeWorkspace(PYTHON_SUITE), {})).toMatchObject({ isError: true });
+}, 30_000);
+
+test("run_tests: codeloop.json's test command, and npm test without its pretest hook", async () => {
+  const failingPretest = {
+    'package.json': JSON.stringify({ scripts: { pretest: 'echo lint failed; exit 1', test: 'node --test' } }),
+    'a.test.mjs': "import test from 'node:test';\ntest('passes', () => {});\n",
+  };
+  const withHooks = await runWorkspaceTests(shell, makeWorkspace(failingPretest), {});
+  expect(withHooks).toMatchObject({ isError: true, content: expect.stringContaining('lint failed') });
+
+  const noHooks = makeWorkspace({ ...failingPretest, 'codeloop.json': JSON.stringify({ test: { hooks: false } }) });
+  expect(detectTestCommand(noHooks)).toBe('npm test --silent --ignore-scripts --');
+  const result = await runWorkspaceTests(shell, noHooks, {});
+  expect(result).toMatchObject({ isError: false });
+  expect(result.content).not.toContain('lint failed');
+
+  const own = makeWorkspace({ ...failingPretest, 'codeloop.json': JSON.stringify({ test: 'node --test a.test.mjs' }) });
+  expect(await runWorkspaceTests(shell, own, {})).toMatchObject({
+    isError: false,
+    content: expect.stringMatching(/^\$ node --test a\.test\.mjs\n/),
+  });
+
+  const invalid = makeWorkspace({ ...failingPretest, 'codeloop.json': '{"test": {"hook": false}}' });
+  expect(await runWorkspaceTests(shell, invalid, {})).toMatchObject({
+    isError: true,
+    content: expect.stringMatching(/^codeloop\.json is invalid: .*hook.*; fix it so run_tests knows how to run the tests$/),
+  });
+}, 30_000);
