@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 
 const RUFF_VERSION = '0.17.6';
@@ -14,4 +14,17 @@ export function ensureRuff(): string {
     throw new Error(`could not install ruff ${RUFF_VERSION} into ${venv} with pip`);
   }
   return ruff;
+}
+
+/**
+ * A directory holding only the pinned ruff (a standalone binary, so a copy of it works and the sandbox, which binds
+ * `PATH`'s directories, finds it), for a `PATH` that finds ruff without also finding the venv's `python3`.
+ */
+export function ruffOnlyDirectory(): string {
+  const dir = path.resolve('.tools/ruff-only');
+  if (!existsSync(path.join(dir, 'ruff'))) {
+    mkdirSync(dir, { recursive: true });
+    copyFileSync(ensureRuff(), path.join(dir, 'ruff'));
+  }
+  return dir;
 }

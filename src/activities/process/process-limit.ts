@@ -69,15 +69,29 @@ function controllers(mountPoint: string): string[] {
   }
 }
 
-/** A worker that died mid-command leaves its empty groups behind; the kernel refuses to remove non-empty ones. */
+/**
+ * A worker that died mid-command leaves its empty groups behind. Only a dead worker's groups go: a live worker's
+ * group is empty for a moment between its creation and its command joining it, and removing it then fails that
+ * command (two workers on one host, or one starting while another runs).
+ */
 function removeStaleGroups(base: string) {
   for (const name of readdirSync(base)) {
-    if (!name.startsWith('cmd-')) continue;
+    const owner = /^cmd-(\d+)-/.exec(name)?.[1];
+    if (!owner || isAlive(Number(owner))) continue;
     try {
       rmdirSync(path.join(base, name));
     } catch {
-      // Still in use by a running worker's command.
+      // The kernel refuses to remove a group with processes still in it.
     }
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -50,23 +50,33 @@ function lastPart(id: string): string {
 }
 
 /**
- * What failed, as identities: the failing tests when the output names them, otherwise the lines that report an
- * error, with numbers taken out, so the same error on a shifted line is the same failure.
+ * What failed, as identities: the failing tests when the output names them, otherwise the lines that report a
+ * finding (`file:12:5: F401 …`, eslint's `12:5  warning  …`, tsc's `file(12,5): error …`, any line saying error,
+ * warning or failure), each as often as it occurs, with line and column numbers and durations taken out so the same
+ * finding on a shifted line is the same failure. Totals (`Found 114 errors.`) are left out: they change when anything
+ * is fixed, too.
  */
 export function failuresIn(output: string): string[] {
   const tests = failingTests(output);
   if (tests.length > 0) return tests;
-  const errors = output
+  return output
     .split(/\r?\n/)
-    .filter((line) => /\b(error|fail(ed|ure)?|exception)\b/i.test(line))
+    .filter((line) => FINDING.some((pattern) => pattern.test(line)) && !TOTAL.test(line))
     .map((line) =>
       line
-        .replace(/\d+(\.\d+)?/g, '#')
+        .replace(/\b\d+:\d+(:\d+)?\b/g, '#:#')
+        .replace(/\(\d+,\d+\)/g, '(#,#)')
+        .replace(/\bline \d+/gi, 'line #')
+        .replace(/\b\d+(\.\d+)?\s?m?s\b/g, '#s')
         .replace(/\s+/g, ' ')
         .trim(),
-    );
-  return [...new Set(errors)].slice(0, MAX_FAILURES);
+    )
+    .slice(0, MAX_FINDINGS);
 }
+
+const FINDING = [/\b(error|warning|fail(ed|ure)?|exception)\b/i, /^\S+:\d+(:\d+)?:?\s/, /^\s*\d+:\d+\s+\S/];
+const TOTAL = /^\s*(Found \d+ errors?|✖ \d+ problems?|\[\*\] \d+ fixable|\d+ (errors?|problems?)\b)/i;
+const MAX_FINDINGS = 500;
 
 /**
  * The failing tests the output names, in order, each once: pytest's `FAILED id`, vitest's `FAIL file > name` (and

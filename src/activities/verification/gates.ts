@@ -34,10 +34,10 @@ export function detectGates(workspace: string): GateSpec[] {
   const python = ['pyproject.toml', 'setup.py', 'setup.cfg', 'requirements.txt'].some((name) => existsSync(path.join(workspace, name)));
   if (python) {
     const ruff = findExecutable('ruff', [path.join(workspace, '.venv/bin/ruff')]);
-    if (ruff) add('ruff', `${ruff} check .`);
+    if (ruff) add('ruff', `${ruff} check --no-fix --output-format concise .`);
   }
-  const tests = detectTestCommand(workspace);
-  if (tests && (tests.startsWith('npm') || hasPythonTests(workspace))) add('tests', tests.replace(/ --$/, ''));
+  const tests = detectTestCommand(workspace, undefined, config.test);
+  if (tests && (config.test?.command || tests.startsWith('npm') || hasPythonTests(workspace))) add('tests', tests.replace(/ --$/, ''));
   return gates;
 }
 
@@ -142,12 +142,20 @@ export async function runGate(
   return judged({ ...common, passed: false, summary, failures: failuresIn(output) }, baseline);
 }
 
-/** A failed gate against its run before the task: no worse when everything failing now was failing then. */
+/**
+ * A failed gate against its run before the task: no worse when everything failing now was failing then, as often
+ * (a finding that occurs once more than before is new).
+ */
 function judged(result: GateResult, baseline: GateResult | undefined): GateResult {
   if (!baseline) return result;
   const before = baseline.passed ? [] : (baseline.failures ?? []);
-  const known = new Set(before);
-  const newFailures = (result.failures ?? []).filter((failure) => !known.has(failure));
+  const known = new Map<string, number>();
+  for (const failure of before) known.set(failure, (known.get(failure) ?? 0) + 1);
+  const newFailures = (result.failures ?? []).filter((failure) => {
+    const left = known.get(failure) ?? 0;
+    known.set(failure, left - 1);
+    return left <= 0;
+  });
   const noWorse = !baseline.passed && !baseline.unavailable && newFailures.length === 0;
   return {
     ...result,

@@ -1,0 +1,65 @@
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/** A published project at a pinned version: its registry artifact, checked against the registry's own digest. */
+export interface PublishedProject {
+  /** e.g. `six-1.16.0`: the cache directory's name. */
+  id: string;
+  url: string;
+  /** `sha256-<hex>` (PyPI) or `sha512-<base64>` (npm's `integrity`). */
+  digest: string;
+  /** npm packages installed next to it, as a developer would (`npm install` of the tarball's own manifest and these). */
+  npmInstall?: string[];
+  /** Files the published artifact leaves out but the project's repository has, e.g. its test runner's config. */
+  extraFiles?: Record<string, string>;
+}
+
+const CACHE = path.resolve('.cache/real-repos');
+
+/**
+ * The project unpacked (and its npm packages installed) once into `.cache/real-repos/<id>/`, then copied into a
+ * scratch directory and committed to a fresh git repository, as a user's checkout would be. The download is
+ * verified before it is unpacked; nothing of the project runs here (npm installs with `--ignore-scripts`).
+ */
+export async function checkoutOf(project: PublishedProject): Promise<string> {
+  const cached = await unpacked(project);
+  const workspace = mkdtempSync(path.join(os.tmpdir(), `codeloop-real-${project.id}-`));
+  cpSync(cached, workspace, { recursive: true, verbatimSymlinks: true });
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: workspace, stdio: 'pipe' });
+  git('init', '-q', '-b', 'main');
+  // Dependencies stay out of history, as the project's own .gitignore would keep them.
+  writeFileSync(path.join(workspace, '.git/info/exclude'), 'node_modules/\n');
+  git('add', '-A');
+  git('-c', 'user.name=codeloop', '-c', 'user.email=codeloop@localhost', 'commit', '-q', '-m', `${project.id} as published`);
+  return workspace;
+}
+
+async function unpacked(project: PublishedProject): Promise<string> {
+  const dir = path.join(CACHE, project.id);
+  const ready = path.join(CACHE, `${project.id}.ready`);
+  if (existsSync(ready)) return dir;
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const response = await fetch(project.url);
+  if (!response.ok) throw new Error(`${project.url}: ${response.status} ${response.statusText}`);
+  const bytes = Buffer.from(await response.arrayBuffer());
+  const [algorithm, expected] = project.digest.split(/-(.*)/s);
+  const actual = createHash(algorithm)
+    .update(bytes)
+    .digest(algorithm === 'sha256' ? 'hex' : 'base64');
+  if (actual !== expected) throw new Error(`${project.url}: ${algorithm} is ${actual}, expected ${expected}`);
+  const archive = path.join(CACHE, `${project.id}.tgz`);
+  writeFileSync(archive, bytes);
+  execFileSync('tar', ['xzf', archive, '-C', dir, '--strip-components=1']);
+  rmSync(archive);
+  for (const [file, content] of Object.entries(project.extraFiles ?? {})) writeFileSync(path.join(dir, file), content);
+  if (project.npmInstall) {
+    const flags = ['--no-save', '--no-package-lock', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'];
+    execFileSync('npm', ['install', ...flags, ...project.npmInstall], { cwd: dir, stdio: 'pipe', timeout: 300_000 });
+  }
+  writeFileSync(ready, `${new Date().toISOString()}\n`);
+  return dir;
+}

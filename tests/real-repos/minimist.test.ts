@@ -1,0 +1,24 @@
+import { describeRealRepo } from './sessions.js';
+
+// An npm package tested with tape under nyc, with its devDependencies installed. eslint finds 52 warnings in index.js
+// as published and no errors, so lint-on-edit has nothing to report; `pretest` lints, and `posttest` audits over the
+// network (which a task's commands do not have), so its user skips npm's hooks in codeloop.json.
+describeRealRepo({
+  project: {
+    id: 'minimist-1.2.8',
+    url: 'https://registry.npmjs.org/minimist/-/minimist-1.2.8.tgz',
+    digest: 'sha512-2yyAR8qBkN3YuheJanUpWC5U3bb5osDywNB8RzDVlDwDHbocAJveqqj1u8+SVD7jkWT4yvsHCpWqqWqAxb0zCA==',
+    npmInstall: [],
+  },
+  config: { test: { hooks: false } },
+  file: 'index.js',
+  correct: { search: '\tif ((/^0x[0-9a-f]+$/i).test(x)) { return true; }', replace: '\tif ((/^0x[\\da-f]+$/i).test(x)) { return true; }' },
+  bug: {
+    search: '\tif ((/^0x[0-9a-f]+$/i).test(x)) { return true; }',
+    replace: '\tif ((/^0x[0-9a-f]+$/i).test(x)) { return false; }',
+    newFailure: 'nums > should be deeply equivalent',
+  },
+  failingBefore: [],
+  gates: ['lint', 'tests'],
+  lint: { linter: 'eslint', preExisting: false },
+});

@@ -1,0 +1,17 @@
+import { describeRealRepo } from './sessions.js';
+
+// One module and one test file at the top level; 44 ruff findings in six.py as published; test_move_items[dbm_ndbm]
+// fails on a Python built without dbm.ndbm, as this one is.
+describeRealRepo({
+  project: {
+    id: 'six-1.16.0',
+    url: 'https://files.pythonhosted.org/packages/71/39/171f1c67cd00715f190ba0b100d606d440a28c93c7714febeca8b79af85e/six-1.16.0.tar.gz',
+    digest: 'sha256-1e61c37477a1626458e36f7b1d82aa5c9b094fa4802892072e49de9c60c4c926',
+  },
+  file: 'six.py',
+  correct: { search: '        return s.encode("latin-1")', replace: '        return bytes(s, "latin-1")' },
+  bug: { search: '        return s.encode("latin-1")', replace: '        return s.encode("utf-8")', newFailure: 'test_six.py::test_b' },
+  failingBefore: ['test_six.py::test_move_items[dbm_ndbm]'],
+  gates: ['ruff', 'tests'],
+  lint: { linter: 'ruff', preExisting: true },
+});
