@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { classifyFinalQuestion, questionsIn } from '../../src/workflows/task/final-question.js';
+import { cannotGoOn, classifyFinalQuestion, questionsIn } from '../../src/workflows/task/final-question.js';
 
 describe('blocking questions', () => {
   test.each([
@@ -31,4 +31,37 @@ describe('questions that let the task complete', () => {
 test('questionsIn finds each question sentence', () => {
   expect(questionsIn('Done. Which one? And why? No.')).toEqual(['Which one?', 'And why?']);
   expect(questionsIn('No questions here.')).toEqual([]);
+});
+
+describe('statements that the work cannot go on', () => {
+  test.each([
+    ['I cannot proceed without the API key.', 'I cannot proceed without the API key.', 'access'],
+    [
+      "Wrote the parser. I'm unable to continue until the PRD says which date format to use.",
+      "I'm unable to continue until the PRD says which date format to use.",
+      'requirements',
+    ],
+    [
+      'Blocked on the billing service: its endpoint is unreachable from here.',
+      'Blocked on the billing service: its endpoint is unreachable from here.',
+      'external-service',
+    ],
+    [
+      "We can't go further: the spec contradicts itself on refunds.",
+      "We can't go further: the spec contradicts itself on refunds.",
+      'requirements',
+    ],
+  ])('%s', (text, statement, category) => {
+    expect(cannotGoOn(text)).toEqual({ statement, category });
+  });
+
+  test.each([
+    'Added the delete command and its tests; all pass.',
+    'Could not reproduce the crash the issue describes, so I added a regression test for it instead.',
+    'The old code could not continue after an error; now it retries.',
+    'Fixed: users were unable to proceed past the login page.',
+    'Can I proceed with the migration?',
+  ])('not: %s', (text) => {
+    expect(cannotGoOn(text)).toBeUndefined();
+  });
 });

@@ -192,6 +192,22 @@ describe('blockers the workflow raises', () => {
     await recordHistory('task-final-question', handle);
   });
 
+  test('a final turn that says it cannot go on becomes a blocker too, though it asks nothing', async () => {
+    harness.fake.enqueue({ text: 'Wrote the client. I cannot proceed without the API key for the payments sandbox.' }, (request) => {
+      expect(lastUserContent(request)).toContain('You said you cannot go on. A human answered: use the test key in .env.example');
+      return { text: 'Used the test key; the client works.' };
+    });
+    const handle = await start({});
+    const [blocker] = await waitForBlockers(handle);
+    expect(blocker).toMatchObject({
+      origin: 'final-question',
+      question: 'I cannot proceed without the API key for the payments sandbox.',
+      context: 'access: the agent says it cannot go on',
+    });
+    await handle.executeUpdate(answerBlockerUpdate, { args: [{ answer: 'use the test key in .env.example' }] });
+    expect(await handle.result()).toMatchObject({ status: 'completed', summary: 'Used the test key; the client works.', iterations: 2 });
+  });
+
   test('a tactical question at the end does not block', async () => {
     harness.fake.enqueue({ text: 'Added remove_task and its test. Would you like me to add a --force flag too?' });
     const result = (await (await start({})).result()) as TaskResult;

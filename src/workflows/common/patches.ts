@@ -32,6 +32,8 @@ export const PATCHES = {
   batchAnswersFromReports: { id: 'batch-answers-from-reports', added: '2026-11-24', deprecateAfter: '2026-12-24' },
   /** A task runs its gates once before it starts, and is judged at the end against what already failed. */
   gateBaseline: { id: 'gate-baseline', added: '2026-11-25', deprecateAfter: '2026-12-25' },
+  /** A final text that says the work cannot go on ("I cannot proceed without the API key.") asks a human, as a question does. */
+  finalStatements: { id: 'final-statements', added: '2026-11-25', deprecateAfter: '2026-12-25' },
 } as const satisfies Record<string, Patch>;
 
 export type PatchName = keyof typeof PATCHES;

@@ -1,5 +1,5 @@
 /**
- * Decides whether a final turn that ends with a question is really a blocker. CodeFRAME's categories:
+ * Decides whether a final turn that asks a question, or says it cannot go on, is really a blocker. CodeFRAME's categories:
  * requirements, access, external service. Tactical questions (a name, a style choice) and courtesy offers
  * ("Would you like me to add tests?") after finished work are not: the agent decides those itself.
  */
@@ -34,4 +34,23 @@ export function classifyFinalQuestion(text: string): QuestionCategory | undefine
     if (REQUIREMENTS.test(question)) return 'requirements';
   }
   return undefined;
+}
+
+/**
+ * A statement that the work cannot go on without something ("I cannot proceed without the API key.", "I'm unable to
+ * continue until the schema is decided.", "Blocked on access to the staging database."): a blocker like a question,
+ * though it asks nothing. Only first-person statements about going on count, so a summary that mentions an error it
+ * could not reproduce still completes.
+ */
+const CANNOT_GO_ON =
+  /\b(i|we)\s*(cannot|can ?not|can't|can’t|am unable to|'m unable to|’m unable to|are unable to|am not able to|'m not able to|won't be able to|will not be able to)\s+(proceed|continue|go on|go further|finish|complete (this|the task|it)|move forward|make (any )?progress)\b|^(i('m| am)\s+)?blocked\s+(on|by)\b|\bi('m| am) stuck\b/i;
+
+/** The sentences of a final text that say the work cannot go on, with the category of what it needs; or `undefined`. */
+export function cannotGoOn(text: string): { statement: string; category: QuestionCategory } | undefined {
+  const sentences = (text.match(/[^.!?\n]+[.!?]?/g) ?? []).map((sentence) => sentence.trim()).filter(Boolean);
+  const stuck = sentences.filter((sentence) => !sentence.endsWith('?') && CANNOT_GO_ON.test(sentence));
+  if (stuck.length === 0) return undefined;
+  const statement = stuck.join(' ');
+  const category = ACCESS.test(statement) ? 'access' : EXTERNAL.test(statement) ? 'external-service' : 'requirements';
+  return { statement, category };
 }

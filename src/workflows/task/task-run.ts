@@ -3,7 +3,7 @@ import type { Blocker } from '../../shared/blockers.js';
 import { DEFAULT_MODEL } from '../../shared/constants.js';
 import type { ContentBlock, Message, ModelTurn, ToolUseBlock } from '../../shared/conversation.js';
 import { ErrorType } from '../../shared/errors.js';
-import { classifyFinalQuestion, questionsIn } from './final-question.js';
+import { cannotGoOn, classifyFinalQuestion, questionsIn } from './final-question.js';
 import { MAX_CORRECTION_ROUNDS } from '../../shared/gates.js';
 import { extractOutline } from './outline.js';
 import { contextWindowOf } from './pricing.js';
@@ -275,6 +275,16 @@ export class TaskRun implements PolicyHost {
         context: `${category} question`,
       });
       this.pushUserText(`A human answered your question: ${answer}`);
+      return undefined;
+    }
+    const stuck = cannotGoOn(text);
+    if (stuck && applies('finalStatements')) {
+      const answer = await this.askHuman({
+        origin: 'final-question',
+        question: stuck.statement,
+        context: `${stuck.category}: the agent says it cannot go on`,
+      });
+      this.pushUserText(`You said you cannot go on. A human answered: ${answer}`);
       return undefined;
     }
     this.state.phase = 'verifying';
