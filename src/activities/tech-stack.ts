@@ -107,8 +107,11 @@ export function asRecord(value: unknown): Record<string, unknown> | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
 
-/** A manifest's text; `undefined` when it does not exist; a problem when it is not a small regular file. */
-function readManifest(file: string): string | { problem: string } | undefined {
+/**
+ * A manifest's or config file's text; `undefined` when it does not exist; a problem when it is not a small regular
+ * file (a FIFO would block the read for ever, a symlink could lead to the worker's secrets).
+ */
+export function readManifest(file: string): string | { problem: string } | undefined {
   let fd: number;
   try {
     fd = openSync(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);

@@ -1,3 +1,6 @@
+import { execFileSync } from 'node:child_process';
+import { symlinkSync } from 'node:fs';
+import path from 'node:path';
 import { expect, test } from 'vitest';
 import { detectGates, runGate } from '../../src/activities/verification/gates.js';
 import { sandboxedShell } from '../support/sandbox.js';
@@ -19,6 +22,19 @@ test.each([
 test('no tests gate for a Python project without tests, nor for test files only inside ignored directories', () => {
   expect(testsGate({ 'pyproject.toml': '', 'app.py': '' })).toBeUndefined();
   expect(testsGate({ 'pyproject.toml': '', '.venv/lib/test_x.py': '', 'node_modules/x/test_y.py': '' })).toBeUndefined();
+});
+
+test('a FIFO or a symlink where a manifest or config is expected is never read, so detection cannot hang', () => {
+  for (const name of ['package.json', 'pyproject.toml', 'setup.cfg', 'codeloop.json']) {
+    const workspace = makeWorkspace({ 'setup.py': '', 'tests/test_a.py': '' });
+    execFileSync('mkfifo', [path.join(workspace, name)]);
+    const detect = () => detectGates(workspace);
+    if (name === 'codeloop.json') expect(detect).toThrow('codeloop.json cannot be read: it is not a regular file');
+    else expect(detect()).toContainEqual(expect.objectContaining({ name: 'tests' }));
+  }
+  const linked = makeWorkspace({ 'setup.py': '', 'tests/test_a.py': '' });
+  symlinkSync('/etc/hostname', path.join(linked, 'codeloop.json'));
+  expect(() => detectGates(linked)).toThrow('codeloop.json cannot be read: it is a symlink');
 });
 
 test('a gate whose program is missing is unavailable; a failing one against its baseline passes only when nothing is new', async () => {

@@ -342,7 +342,7 @@ describe('a package.json that cannot be read is a tool error and a note in the t
     const workspace = makeWorkspace({ 'package.json': '{"scripts": {"test": 5}, "dependencies": "typescript"}' });
     expect(await runTests({ workspace, input: {} })).toEqual({
       isError: true,
-      content: 'no test runner found: add a "test" script to package.json or pytest tests',
+      content: 'no test runner found: add a "test" script to package.json, pytest tests, or "test": "<command>" to codeloop.json',
     });
     expect((await describeWorkspace(workspace)).techStack).toEqual(['Node.js']);
   });

@@ -1,9 +1,10 @@
-import { existsSync, readdirSync, readFileSync, type Dirent } from 'node:fs';
+import { existsSync, readdirSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import { COMMAND_OUTPUT_CHARS } from '../../shared/constants.js';
 import type { GateResult, GateSpec } from '../../shared/gates.js';
 import { truncateMiddle } from '../../text/truncate.js';
 import { findExecutable } from '../process/find-executable.js';
+import { asRecord, readManifest, readPackageManifest } from '../tech-stack.js';
 import { IGNORED_DIRECTORIES } from '../tools/ignored-paths.js';
 import type { WorkspaceShell } from '../tools/run-command.js';
 import { detectTestCommand } from '../tools/run-tests.js';
@@ -21,9 +22,9 @@ export function detectGates(workspace: string): GateSpec[] {
   if (config.gates) return config.gates;
   const gates: GateSpec[] = [];
   const add = (name: string, command: string) => gates.push({ name, command, timeoutSeconds: DEFAULT_GATE_SECONDS });
-  const packageJson = path.join(workspace, 'package.json');
-  if (existsSync(packageJson)) {
-    const scripts = (JSON.parse(readFileSync(packageJson, 'utf8')) as { scripts?: Record<string, string> }).scripts ?? {};
+  const packageJson = readPackageManifest(workspace);
+  if (packageJson.state === 'read') {
+    const scripts = asRecord(packageJson.manifest.scripts) ?? {};
     if (scripts.lint) add('lint', 'npm run lint --silent');
     if (scripts.typecheck) add('typecheck', 'npm run typecheck --silent');
     else if (existsSync(path.join(workspace, 'tsconfig.json')) && existsSync(path.join(workspace, 'node_modules/.bin/tsc'))) {
@@ -36,7 +37,7 @@ export function detectGates(workspace: string): GateSpec[] {
     const ruff = findExecutable('ruff', [path.join(workspace, '.venv/bin/ruff')]);
     if (ruff) add('ruff', `${ruff} check --no-fix --output-format concise .`);
   }
-  const tests = detectTestCommand(workspace, undefined, config.test);
+  const tests = detectTestCommand(workspace, packageJson, config.test);
   if (tests && (config.test?.command || tests.startsWith('npm') || hasPythonTests(workspace))) add('tests', tests.replace(/ --$/, ''));
   return gates;
 }
@@ -75,11 +76,8 @@ function hasTestFile(dir: string, depth: number): boolean {
 /** `testpaths` from the first pytest configuration that sets it, as pytest reads them. */
 function pytestTestpaths(workspace: string): string[] {
   const read = (name: string) => {
-    try {
-      return readFileSync(path.join(workspace, name), 'utf8');
-    } catch {
-      return undefined;
-    }
+    const text = readManifest(path.join(workspace, name));
+    return typeof text === 'string' ? text : undefined;
   };
   for (const [file, section] of [
     ['pytest.ini', 'pytest'],

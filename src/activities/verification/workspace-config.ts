@@ -1,8 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { WorkspaceConfigSchema, type WorkspaceConfig } from '../../shared/gates.js';
 import { describeIssues } from '../../shared/validation.js';
+import { readManifest } from '../tech-stack.js';
 
 const CONFIG_FILES = ['codeloop.json', 'codeloop.yaml', 'codeloop.yml'];
 
@@ -10,7 +11,8 @@ const CONFIG_FILES = ['codeloop.json', 'codeloop.yaml', 'codeloop.yml'];
 export function readWorkspaceConfig(workspace: string): WorkspaceConfig {
   const file = CONFIG_FILES.find((name) => existsSync(path.join(workspace, name)));
   if (!file) return WorkspaceConfigSchema.parse({});
-  const text = readFileSync(path.join(workspace, file), 'utf8');
+  const text = readManifest(path.join(workspace, file));
+  if (typeof text !== 'string') throw new Error(`${file} cannot be read: ${text?.problem ?? 'it is gone'}`);
   let raw: unknown;
   try {
     raw = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);

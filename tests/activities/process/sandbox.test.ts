@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describe, expect, inject, test } from 'vitest';
 import { createSandbox, SandboxUnavailableError } from '../../../src/activities/process/sandbox.js';
 import { privateEntries, toolchainRoots } from '../../../src/activities/process/sandbox-mounts.js';
+import { eventually } from '../../support/polling.js';
 import { spawnWorker } from '../../support/worker-process.js';
 import { makeWorkspace } from '../../support/workspace.js';
 
@@ -54,7 +55,15 @@ describe('start-up check', () => {
 
     const worker = await spawnWorker({ CODELOOP_SANDBOX: 'off', CODELOOP_TASK_QUEUE: `sandbox-off-${process.pid}` });
     try {
-      expect(worker.output()).toContain("codeloop worker: WARNING: CODELOOP_SANDBOX=off: the agent's commands run UNSANDBOXED");
+      // The warning is the line after the one the worker is waited for by: it may arrive a moment later.
+      const warning = "codeloop worker: WARNING: CODELOOP_SANDBOX=off: the agent's commands run UNSANDBOXED";
+      const said = await eventually(
+        async () => worker.output(),
+        (output) => output.includes(warning),
+        'no warning',
+        { timeoutMs: 10_000, intervalMs: 50 },
+      );
+      expect(said).toContain(warning);
     } finally {
       await worker.stop();
     }
