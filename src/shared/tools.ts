@@ -66,8 +66,10 @@ const descriptions: Record<ToolName, string> = {
     'Edit a file with search/replace blocks. Each search block must match exactly one place; copy it from read_file output without the line numbers. Returns a unified diff, or the nearest lines when a block does not match. Edits UTF-8 text files only, never under .git/.',
   create_file:
     'Create a new file. Fails if the file exists: use edit_file for existing files. Never under .git/: codeloop manages git itself.',
-  search_codebase: 'Search file contents with a regular expression. Skips binary files and files over 1 MB.',
-  list_files: 'List files under a directory, skipping .git, node_modules and build output.',
+  search_codebase:
+    'Search file contents with a regular expression. Skips binary files, files over 1 MB, gitignored files, and node_modules, build output and caches unless file_glob starts inside them (e.g. dist/**/*.js).',
+  list_files:
+    'List files under a directory, skipping .git, node_modules, build output, caches and gitignored paths; a path inside dist/ or node_modules/ lists it.',
   run_command: 'Run a shell command in the workspace root. Output over 4,000 characters keeps the first and last 2,000.',
   run_tests:
     "Run the project's tests (npm test, pytest, or codeloop.json's test command). Without verbose: the failing tests, new ones first, and the first new failure.",

@@ -3,7 +3,9 @@ import { lstat, open, readdir, readlink, realpath, type FileHandle } from 'node:
 import path from 'node:path';
 import fg from 'fast-glob';
 import { countBraceExpansions } from './brace-expansions.js';
-import { IGNORE_GLOBS } from './ignored-paths.js';
+import { createGitignoreRules, readHeldIgnoreFile, type GitignoreRules } from './gitignore-rules.js';
+import { isIgnoredDirectory } from './ignored-paths.js';
+import type { HeldDirectory } from './safe-open.js';
 import { refuse } from './tool-outcome.js';
 
 /** Longest glob accepted: a real one is a few dozen characters. */
@@ -33,6 +35,16 @@ export interface GlobRequest {
  *   read, and it follows no symlink below its start;
  * - every match is resolved to its real path and dropped when that lands outside (a symlinked file or directory).
  * Returns paths relative to `cwd`, normalised (`./src/a.ts` is `src/a.ts`) and sorted; directories end in `/`.
+ *
+ * What the walk skips, so the model sees the project rather than its noise:
+ * - the fixed directories of `isIgnoredDirectory` (`.git`, `node_modules`, `dist`, caches…), at any depth;
+ * - whatever the workspace's gitignore rules ignore (see `GitignoreRules`), files and directories alike.
+ * Naming a place opens the fixed list, never gitignore. The walk starts where the pattern's leading literal
+ * directories (after brace expansion) lead from `cwd`, and that start is walked even inside a fixed-list directory:
+ * `dist/**` or `{src,dist}/**`, or `list_files` with `path: "dist"`, sees a `dist/` that is not gitignored, while
+ * `**` or `d?st/**` does not. Below the start the fixed list applies again (`dist/node_modules` stays out). A
+ * gitignored start shows nothing, nor does anything gitignored below it: the project says it is not source. A
+ * pattern without wildcards names one entry and finds it whatever the lists say, as `read_file` would read it.
  */
 export async function globInWorkspace(request: GlobRequest): Promise<string[]> {
   // Without /proc every confined call would fail, and fail quietly: fast-glob skips what it cannot read.
@@ -46,11 +58,10 @@ export async function globInWorkspace(request: GlobRequest): Promise<string[]> {
     dot: true,
     onlyFiles: request.onlyFiles,
     markDirectories: true,
-    ignore: IGNORE_GLOBS,
     followSymbolicLinks: false,
     suppressErrors: true,
     objectMode: true,
-    fs: fileSystemInside(root),
+    fs: fileSystemInside(root, createGitignoreRules(root)),
   });
   const realParents = new Map<string, Promise<string | undefined>>();
   const inside = await Promise.all(
@@ -99,12 +110,23 @@ function refuseEscapingPattern(pattern: string, option: string, relativeTo: stri
  * The two calls fast-glob makes to the file system, confined: `readdir` walks a directory and `lstat` looks up a
  * pattern without wildcards. Each opens the directory first and goes on only if the kernel says it is inside
  * `root`, then works through the open directory, so a path swapped for a symlink meanwhile cannot redirect it. An
- * error just skips the entry (`suppressErrors`).
+ * error just skips the entry (`suppressErrors`). `readdir` also leaves out the entries the walk skips: fast-glob
+ * never sees them, so it never descends into them either.
  */
-function fileSystemInside(root: string): Partial<fg.FileSystemAdapter> {
+function fileSystemInside(root: string, rules: GitignoreRules): Partial<fg.FileSystemAdapter> {
   const readdirInside = (directory: string, _options: unknown, callback: (error: Error | null, entries?: Dirent[]) => void) =>
     settle(
-      inDirectoryInside(root, directory, (held) => readdir(held, { withFileTypes: true })),
+      inDirectoryInside(root, directory, async (held, real) => {
+        const entries = await readdir(held, { withFileTypes: true });
+        const relative = path.relative(root, real);
+        const ownFile = entries.find((entry) => entry.name === '.gitignore' && entry.isFile());
+        await rules.load(relative, async () => ownFile && readHeldIgnoreFile(heldEntry(held, relative, '.gitignore')));
+        if (rules.ignores(relative, true)) return [];
+        return entries.filter((entry) => {
+          const child = path.posix.join(relative, entry.name);
+          return !(entry.isDirectory() && isIgnoredDirectory(child)) && !rules.ignores(child, entry.isDirectory());
+        });
+      }),
       callback,
     );
   const lstatInside = (file: string, callback: (error: Error | null, stats?: Stats) => void) =>
@@ -118,11 +140,12 @@ function fileSystemInside(root: string): Partial<fg.FileSystemAdapter> {
   };
 }
 
-async function inDirectoryInside<T>(root: string, directory: string, body: (held: string) => Promise<T>): Promise<T> {
+async function inDirectoryInside<T>(root: string, directory: string, body: (held: string, real: string) => Promise<T>): Promise<T> {
   const handle = await open(directory, constants.O_RDONLY | constants.O_DIRECTORY);
   try {
-    if (!isInside(root, await realPathOfOpen(handle))) throw new Error(`${directory} is outside the workspace`);
-    return await body(`/proc/self/fd/${handle.fd}`);
+    const real = await realPathOfOpen(handle);
+    if (!isInside(root, real)) throw new Error(`${directory} is outside the workspace`);
+    return await body(`/proc/self/fd/${handle.fd}`, real);
   } finally {
     await handle.close();
   }
@@ -133,6 +156,11 @@ function settle<T>(work: Promise<T>, callback: (error: Error | null, value?: T) 
     (value) => callback(null, value),
     (error: Error) => callback(error),
   );
+}
+
+/** An entry of a directory held open, for `openRegularFile`. */
+function heldEntry(held: string, directory: string, name: string): HeldDirectory {
+  return { name, requested: path.posix.join(directory, name), pathOf: (entry = name) => `${held}/${entry}` };
 }
 
 /** Real path of a directory a match sits in, looked up once per directory however many matches it holds. */

@@ -1,13 +1,17 @@
 import { stat } from 'node:fs/promises';
 import type { ToolInput } from '../../shared/tools.js';
+import { createGitignoreRules } from './gitignore-rules.js';
 import { globInWorkspace } from './glob-in-workspace.js';
-import { IGNORED_DIRECTORIES } from './ignored-paths.js';
 import { observe, ok, refuse, type ToolOutcome } from './tool-outcome.js';
 import { resolveInWorkspace } from './workspace-path.js';
 
 const MAX_ENTRIES = 500;
 
-/** `list_files`: what is in the workspace, without the noise of `.git`, dependencies and build output. */
+/**
+ * `list_files`: what is in the workspace, without the noise of `.git`, dependencies, caches, build output and what
+ * the workspace's `.gitignore` files ignore. A `path` inside a fixed-list directory (`dist`, `node_modules/pkg`)
+ * lists it; a gitignored one lists nothing, and says why (see `globInWorkspace`).
+ */
 export async function listWorkspaceFiles(workspace: string, input: ToolInput<'list_files'>): Promise<ToolOutcome> {
   return observe(async () => {
     const dir = resolveInWorkspace(workspace, input.path ?? '.');
@@ -17,17 +21,29 @@ export async function listWorkspaceFiles(workspace: string, input: ToolInput<'li
     const prefix = dir.relative === '.' ? '' : `${dir.relative}/`;
     const shown = entries.slice(0, MAX_ENTRIES).map((entry) => prefix + entry);
     const more = entries.length > MAX_ENTRIES ? `\n… ${entries.length - MAX_ENTRIES} more; narrow with path or pattern` : '';
-    if (entries.length === 0) return ok(`no files under ${dir.relative}${input.pattern ? ` matching ${input.pattern}` : ''}`);
+    if (entries.length === 0) {
+      const why = (await isGitignored(dir.root, dir.relative))
+        ? `: ${dir.relative} is gitignored, so list_files and search_codebase leave it out; read_file still reads a file there by its path`
+        : '';
+      return ok(`no files under ${dir.relative}${input.pattern ? ` matching ${input.pattern}` : ''}${why}`);
+    }
     return ok(`${entries.length} entries under ${dir.relative} (depth ${input.max_depth}):\n${shown.join('\n')}${more}`);
   });
 }
 
 /**
  * Sorted paths relative to `cwd`; directories end in `/` so the model sees the shape of the tree. Nothing whose
- * real path is outside `workspace` (by default `cwd` itself) is listed, whatever the pattern.
+ * real path is outside `workspace` (by default `cwd` itself) is listed, whatever the pattern, and neither is what
+ * the walk skips: the fixed list and gitignored paths (see `globInWorkspace`). The prompt's file tree is this list.
  */
 export async function listFiles(cwd: string, pattern: string, maxDepth: number, workspace = cwd): Promise<string[]> {
-  const entries = await globInWorkspace({ root: workspace, cwd, pattern, option: 'pattern', onlyFiles: false, deep: maxDepth });
-  // The walk skips what is inside an ignored directory; the directory entry itself still has to go.
-  return entries.filter((entry) => !entry.split('/').some((part) => IGNORED_DIRECTORIES.includes(part)));
+  return globInWorkspace({ root: workspace, cwd, pattern, option: 'pattern', onlyFiles: false, deep: maxDepth });
+}
+
+/** Whether git would ignore the directory at `relative` (workspace-relative, real), by the workspace's own rules. */
+async function isGitignored(root: string, relative: string): Promise<boolean> {
+  if (relative === '.') return false;
+  const rules = createGitignoreRules(root);
+  await rules.load(relative);
+  return rules.ignores(relative, true);
 }

@@ -15,7 +15,9 @@ const BATCH_BYTES = 4_000_000;
 
 /**
  * `search_codebase`: a regex over the workspace's text files, line by line. Only regular files inside the
- * workspace are read (see `globInWorkspace` and `readRegularFile`), binaries and files over 1 MB are skipped, and
+ * workspace are read (see `globInWorkspace` and `readRegularFile`), and not the ones the walk skips: the fixed list
+ * of dependency, cache and build directories, unless `file_glob` starts inside one (`dist/**`), and gitignored
+ * paths, unless `file_glob` names the file without wildcards. Binaries and files over 1 MB are skipped, and
  * the regex runs on a thread of its own with a time limit, so a pattern that backtracks without end costs the model
  * one refused call and never blocks the worker.
  */
