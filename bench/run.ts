@@ -10,6 +10,7 @@ import { benchPromptCache } from './prompt-cache.js';
 import { benchCompaction } from './compaction.js';
 import { benchBatchMakespan } from './batch-makespan.js';
 import { benchSandboxCost } from './sandbox-cost.js';
+import { benchLintPerEdit } from './lint-per-edit.js';
 
 const benches = {
   overhead: benchIterationOverhead,
@@ -18,6 +19,7 @@ const benches = {
   compaction: benchCompaction,
   batch: benchBatchMakespan,
   sandbox: benchSandboxCost,
+  lint: benchLintPerEdit,
 };
 
 async function main(): Promise<void> {

@@ -11,6 +11,8 @@ import { truncateEnd } from '../text/truncate.js';
 import { detectTechStack } from './tech-stack.js';
 import { listFiles } from './tools/list-files.js';
 import { detectGates } from './verification/gates.js';
+import { usesTypeChecker } from './verification/lint.js';
+import { prepareTypeCheck } from './verification/type-check.js';
 
 export interface WorkspaceDeps {
   hostId: string;
@@ -73,6 +75,8 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
       const entries = await listFiles(workspace, '**/*', 3);
       const shown = entries.slice(0, TREE_ENTRIES);
       const fileTree = entries.length > TREE_ENTRIES ? [...shown, `… ${entries.length - TREE_ENTRIES} more`] : shown;
+      // In the background: the first edit's type feedback is then incremental, against the project as the task found it.
+      if (usesTypeChecker(workspace)) void prepareTypeCheck(workspace);
       return {
         instructions,
         techStack: detectTechStack(workspace),

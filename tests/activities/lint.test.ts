@@ -54,18 +54,26 @@ test('ruff: findings the committed file had are counted, not reported, however f
   );
 }, 120_000);
 
-test("TypeScript: tsc --noEmit when the project has it, only this file's errors", async () => {
-  const workspace = makeWorkspace({
+test('TypeScript: the incremental checker reports what the edit broke, here and in other files, not what was broken', async () => {
+  const workspace = makeGitRepo({
     'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true, noEmit: true, skipLibCheck: true }, include: ['*.ts'] }),
-    'good.ts': 'export const n: number = 1;\n',
-    'other.ts': 'export const broken: number = "x";\n',
-    'bad.ts': 'export const s: string = 42;\n',
+    'area.ts': 'export function area(width: number, height: number): number {\n  return width * height;\n}\n',
+    'room.ts': "import { area } from './area';\nexport const floor: number = area(3, 4);\n",
+    'old.ts': 'export const broken: number = "x";\n',
   });
-  symlinkSync(path.resolve('node_modules'), path.join(workspace, 'node_modules'));
-  expect(await lintFile(shell, workspace, 'good.ts')).toEqual({ linter: 'tsc --noEmit', errors: undefined });
-  const bad = await lintFile(shell, workspace, 'bad.ts');
-  expect(bad?.errors).toContain('bad.ts(1,14): error TS2322');
-  expect(bad?.errors).not.toContain('other.ts');
+  // No node_modules at all: the checker is codeloop's own TypeScript.
+  writeFileSync(
+    path.join(workspace, 'area.ts'),
+    'export function area(width: number, height: number): number {\n  return width * height;\n}\n',
+  );
+  expect(await lintFile(shell, workspace, 'area.ts')).toEqual({ linter: 'tsc (incremental)', errors: undefined, preExisting: 0 });
+  writeFileSync(
+    path.join(workspace, 'area.ts'),
+    'export function area(size: { width: number; height: number }): number {\n  return size.width * size.height;\n}\n',
+  );
+  const broke = await lintFile(shell, workspace, 'area.ts');
+  expect(broke?.errors).toMatch(/^room\.ts\(2,38\): error TS2554: Expected 1 arguments, but got 2\.$/);
+  expect(broke?.errors).not.toContain('old.ts');
 }, 60_000);
 
 test('JavaScript, JSON and YAML', async () => {

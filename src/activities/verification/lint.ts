@@ -14,6 +14,7 @@ import {
   parseRuffFindings,
   type LintFinding,
 } from './lint-findings.js';
+import { checkTypes, formatTypeDiagnostics } from './type-check.js';
 
 export interface LintReport {
   linter: string;
@@ -85,8 +86,8 @@ export async function lintFile(
     const errors = introduced.length ? truncateEnd(formatFindings(file, introduced), LINT_OUTPUT_CHARS) : undefined;
     return { linter, errors, preExisting };
   };
-  const local = (name: string) => path.join(workspace, 'node_modules', '.bin', name);
-  const hasEslint = () => existsSync(local('eslint')) && ESLINT_CONFIGS.some((name) => existsSync(path.join(workspace, name)));
+  const local = (name: string) => localBin(workspace, name);
+  const hasEslint = () => usesEslint(workspace);
 
   if (extension === '.py') {
     const ruff = findExecutable('ruff', [path.join(workspace, '.venv/bin/ruff'), path.join(workspace, 'venv/bin/ruff')], searchPath);
@@ -103,9 +104,14 @@ export async function lintFile(
       const check = (target: string) => `${shellQuote(local('eslint'))} --format json ${target}`;
       return runAgainstCommitted('eslint', check, `--stdin --stdin-filename ${shellQuote(file)}`, parseEslintFindings);
     }
-    if (extension.includes('t') && extension !== '.js' && existsSync(local('tsc')) && existsSync(path.join(workspace, 'tsconfig.json'))) {
-      // tsc checks the whole project; only this file's errors are the edit's to fix.
-      return run('tsc --noEmit', `${shellQuote(local('tsc'))} --noEmit --pretty false -p .`, (line) => line.startsWith(file));
+    if (extension.includes('t') && extension !== '.js' && usesTypeChecker(workspace)) {
+      try {
+        return await typeCheck(shell, workspace, file);
+      } catch {
+        // A project the incremental checker cannot load still gets tsc's word on this file, when it has tsc.
+        if (!existsSync(local('tsc'))) return undefined;
+        return run('tsc --noEmit', `${shellQuote(local('tsc'))} --noEmit --pretty false -p .`, (line) => line.startsWith(file));
+      }
     }
     if (['.js', '.mjs', '.cjs'].includes(extension)) return run('node --check', `node --check ${shellQuote(file)}`);
     return undefined;
@@ -122,6 +128,29 @@ export async function lintFile(
     }
   }
   return undefined;
+}
+
+const localBin = (workspace: string, name: string) => path.join(workspace, 'node_modules', '.bin', name);
+const usesEslint = (workspace: string) =>
+  existsSync(localBin(workspace, 'eslint')) && ESLINT_CONFIGS.some((name) => existsSync(path.join(workspace, name)));
+
+/** TypeScript edits get the incremental type checker: a `tsconfig.json`, and no eslint (which has its own word). */
+export function usesTypeChecker(workspace: string): boolean {
+  return !usesEslint(workspace) && existsSync(path.join(workspace, 'tsconfig.json'));
+}
+
+/**
+ * The edit's type errors from the workspace's incremental checker: in the edited file and wherever else they newly
+ * appear, against the project as committed (the edited file's committed text is read in the sandbox).
+ */
+async function typeCheck(shell: WorkspaceShell, workspace: string, file: string): Promise<LintReport> {
+  const committed = async (name: string) => {
+    const result = await shell(committedVersion(name), { workspace, timeoutMs: LINT_TIMEOUT_MS });
+    return result.exitCode === 0 ? result.output : undefined;
+  };
+  const { introduced, preExisting } = await checkTypes(workspace, file, committed);
+  const errors = introduced.length ? truncateEnd(formatTypeDiagnostics(introduced), LINT_OUTPUT_CHARS) : undefined;
+  return { linter: 'tsc (incremental)', errors, preExisting };
 }
 
 /** The block appended to an edit's or create's tool result: the errors to fix, then the count of the ones that were there. */
