@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 const nodeBuiltins = builtinModules.flatMap((name) => [name, `node:${name}`]);
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.tools/', '.test-output/', 'bench/.out/', 'dist/', '**/*.mjs'] },
+  { ignores: ['node_modules/', '.tools/', '.test-output/', 'bench/.out/', '.cache/', 'dist/', '**/*.mjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
