@@ -1,8 +1,20 @@
 /** What every command may see of the worker's environment: where programs are, and how to show text. */
 const ALLOWED_NAMES = ['PATH', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TERM', 'TZ'];
 
-/** Non-interactive defaults: test runners, git and pagers never wait for a terminal. */
-const NON_INTERACTIVE = { CI: 'true', GIT_TERMINAL_PROMPT: '0', NO_COLOR: '1', FORCE_COLOR: '0', PAGER: 'cat' };
+/**
+ * Defaults for every command. Non-interactive: test runners, git and pagers never wait for a terminal. No Python
+ * bytecode caches: they are checked against the source's mtime in whole seconds and its size, so an edit made in the
+ * same second as the last run that keeps the size (`+= 1` to `+= 2`) would run the stale code; and the workspace
+ * stays free of `__pycache__`.
+ */
+const DEFAULTS = {
+  CI: 'true',
+  GIT_TERMINAL_PROMPT: '0',
+  NO_COLOR: '1',
+  FORCE_COLOR: '0',
+  PAGER: 'cat',
+  PYTHONDONTWRITEBYTECODE: '1',
+};
 
 /**
  * The environment the agent's commands run with, built from an allow-list and never from the worker's own: a
@@ -18,5 +30,5 @@ export function commandEnv(source: NodeJS.ProcessEnv, names: readonly string[], 
     const value = source[name];
     if (value !== undefined) env[name] = value;
   }
-  return { ...env, HOME: home, ...NON_INTERACTIVE };
+  return { ...env, HOME: home, ...DEFAULTS };
 }

@@ -1,3 +1,5 @@
+import { existsSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { expect, test } from 'vitest';
 import { detectTestCommand, runWorkspaceTests } from '../../../src/activities/tools/run-tests.js';
 import { failingTests, failuresIn, firstFailure } from '../../../src/activities/tools/test-report.js';
@@ -198,4 +200,23 @@ test("run_tests: codeloop.json's test command, and npm test without its pretest 
     isError: true,
     content: expect.stringMatching(/^codeloop\.json is invalid: .*hook.*; fix it so run_tests knows how to run the tests$/),
   });
+}, 30_000);
+
+test('run_tests after an edit that keeps the size and the second runs the new code: no stale Python bytecode', async () => {
+  const workspace = makeWorkspace({
+    'pyproject.toml': '',
+    'calc.py': 'STEP = 1\n',
+    'test_calc.py': 'from calc import STEP\n\ndef test_step():\n    assert STEP == 1\n',
+  });
+  expect(await runWorkspaceTests(shell, workspace, {})).toMatchObject({ isError: false });
+  // The same size and, as Python's bytecode cache sees it, the same mtime: only a fresh compile sees the change.
+  const file = path.join(workspace, 'calc.py');
+  const { mtime } = statSync(file);
+  writeFileSync(file, 'STEP = 2\n');
+  utimesSync(file, mtime, mtime);
+  expect(await runWorkspaceTests(shell, workspace, {})).toMatchObject({
+    isError: true,
+    content: expect.stringContaining('test_calc.py::test_step'),
+  });
+  expect(existsSync(path.join(workspace, '__pycache__'))).toBe(false);
 }, 30_000);
