@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['tests/**/*.test.ts'],
+    // Scripted tasks on published projects download them and run their suites: `npm run test:real`, also in CI.
+    exclude: ['tests/real-repos/**', 'node_modules/**'],
     // The worker's native bridge crashes under the thread pool; forks isolate it per file.
     pool: 'forks',
     // Most of a test's time is spent waiting on the Temporal server, not the CPU: four files at once on two cores
