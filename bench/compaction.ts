@@ -7,7 +7,7 @@ import { chunkFiles, largeOutputSession } from '../tests/support/sessions.js';
 import { makeWorkspace } from '../tests/support/workspace.js';
 import { stamp, table, withWorkers, writeSection, type BenchEnv } from './harness.js';
 import { agentRequests, cacheableText, identicalPrefixShare, requestCost } from './request-prefix.js';
-import { priceOf } from '../src/workflows/task/pricing.js';
+import { priceOf } from '../src/workflows/common/pricing.js';
 import { DEFAULT_MODEL } from '../src/shared/constants.js';
 
 interface Scenario {

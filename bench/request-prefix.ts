@@ -1,6 +1,6 @@
 import { reportedUsage, type MessagesBody, type RecordedRequest } from '../tests/support/fake-messages-api.js';
 import { DEFAULT_MODEL } from '../src/shared/constants.js';
-import { costOf } from '../src/workflows/task/pricing.js';
+import { costOf } from '../src/workflows/common/pricing.js';
 
 /** A request as the API caches it: tools, then system, then each message block, without cache markers. */
 export function cacheableText(body: MessagesBody): string {

@@ -13,10 +13,28 @@ import { resolveInWorkspace } from './tools/workspace-path.js';
 /** Far above a 50,000-task list; a bigger file is not read into the worker's memory. */
 const TASKS_FILE_MAX_BYTES = 32 * 1024 * 1024;
 
-const UNREAD_REASONS = {
-  'not-regular': 'it is not a regular file inside the workspace (a FIFO, device, directory or symlink out is never read)',
-  'too-large': `it is larger than ${TASKS_FILE_MAX_BYTES / 1024 / 1024} MB`,
-};
+/**
+ * A document named by a workflow's input (a tasks file, a PRD), read when the workflow needs it. Only a regular file
+ * inside the workspace is opened: a FIFO there would otherwise hold the activity for ever. Anything else fails at
+ * once with `errorType`, naming the file and why.
+ */
+export async function readWorkspaceDocument(input: { workspace: string; file: string }, what: string, maxBytes: number, errorType: string) {
+  const cannotRead = (why: string) =>
+    ApplicationFailure.nonRetryable(`cannot read ${what} ${input.file} in ${input.workspace}: ${why}`, errorType);
+  let bytes: Awaited<ReturnType<typeof readRegularFile>>;
+  try {
+    const root = await realpath(input.workspace);
+    const file = resolveInWorkspace(root, input.file).absolute;
+    await lstat(file); // a missing file is named as such, not as "not a regular file"
+    bytes = await readRegularFile(root, file, maxBytes);
+  } catch (error) {
+    throw cannotRead((error as Error).message);
+  }
+  if (bytes === 'not-regular')
+    throw cannotRead('it is not a regular file inside the workspace (a FIFO, device, directory or symlink out is never read)');
+  if (bytes === 'too-large') throw cannotRead(`it is larger than ${maxBytes / 1024 / 1024} MB`);
+  return bytes.toString('utf8');
+}
 
 /** What the conductor reads outside git: the batch's tasks file, and (for older runs) what a child task was told by humans. */
 export function createBatchFileActivities() {
@@ -26,19 +44,7 @@ export function createBatchFileActivities() {
      * regular file inside the workspace is opened: a FIFO there would otherwise hold the activity for ever.
      */
     async readTasksFile(input: { workspace: string; file: string }): Promise<BatchTask[]> {
-      const cannotRead = (why: string) =>
-        ApplicationFailure.nonRetryable(`cannot read tasks file ${input.file} in ${input.workspace}: ${why}`, ErrorType.InvalidBatch);
-      let bytes: Awaited<ReturnType<typeof readRegularFile>>;
-      try {
-        const root = await realpath(input.workspace);
-        const file = resolveInWorkspace(root, input.file).absolute;
-        await lstat(file); // a missing file is named as such, not as "not a regular file"
-        bytes = await readRegularFile(root, file, TASKS_FILE_MAX_BYTES);
-      } catch (error) {
-        throw cannotRead((error as Error).message);
-      }
-      if (typeof bytes === 'string') throw cannotRead(UNREAD_REASONS[bytes]);
-      return parseTasksFile(bytes.toString('utf8'), input.file);
+      return parseTasksFile(await readWorkspaceDocument(input, 'tasks file', TASKS_FILE_MAX_BYTES, ErrorType.InvalidBatch), input.file);
     },
 
     /**

@@ -1,6 +1,7 @@
 import { createBatchFileActivities } from './batch-files.js';
 import { createGitActivities } from './git/index.js';
 import { createModelActivities, type ModelDeps } from './model.js';
+import { createPlanFileActivities } from './plan-files.js';
 import { createToolActivities, type WorkspaceShell } from './tools/index.js';
 import { createVerificationActivities } from './verification/index.js';
 import { createWorkspaceActivities, type WorkspaceDeps } from './workspace.js';
@@ -23,6 +24,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createVerificationActivities(deps),
     ...createGitActivities(deps),
     ...createBatchFileActivities(),
+    ...createPlanFileActivities(),
   };
 }
 

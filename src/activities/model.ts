@@ -50,7 +50,7 @@ export function createModelActivities(deps: ModelDeps) {
  * then the conversation so far (its last block). Each request therefore reads back everything the previous one wrote.
  */
 export function toApiRequest(request: ModelRequest, defaultModel: string): Anthropic.MessageCreateParamsNonStreaming {
-  const tools = request.toolSet === 'none' ? [] : toolDefinitions();
+  const tools = toolDefinitions(request.toolSet);
   return {
     model: request.model ?? defaultModel,
     max_tokens: request.maxTokens,

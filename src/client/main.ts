@@ -7,6 +7,7 @@ import { showBatchStatus } from './batch-status.js';
 import { answerBlocker } from './blockers-answer.js';
 import { showOpenBlockers } from './blockers-list.js';
 import { CliError } from './output.js';
+import { showPlan, startPlan } from './plan.js';
 import { createSchedule, OVERLAP_CHOICES } from './schedule-create.js';
 import { backfillSchedule, deleteSchedule, pauseSchedule, triggerSchedule, unpauseSchedule } from './schedule-control.js';
 import { describeSchedule } from './schedule-describe.js';
@@ -25,6 +26,8 @@ export function buildProgram(): Command {
   const program = new Command('codeloop')
     .description('Durable coding agent on Temporal. Connects to TEMPORAL_ADDRESS (default 127.0.0.1:7233).')
     .configureOutput({ outputError: (text, write) => write(oneLineError(text)) })
+    // Options belong to the command they follow (`plan show ID --json` is show's), which `plan`'s own need.
+    .enablePositionalOptions()
     // Settings are checked before any command runs, so a bad one is reported as itself; `--help` needs none.
     .hook('preAction', () => void cliConfig());
 
@@ -88,6 +91,31 @@ export function buildProgram(): Command {
     .description('for an existing cluster: check the connection, register the search attributes (safe to repeat)')
     .addOption(json())
     .action(setupCluster);
+
+  const plan = program
+    .command('plan')
+    .description('turn a PRD into a plan of tasks (planWorkflow); waits until the plan is ready for review and prints it')
+    .argument('<prd>', 'the requirements document (Markdown or text)')
+    .option('--workspace <dir>', 'the repository to plan for (a path on the worker host)')
+    .option('--start', 'start the plan as a batch once it is approved')
+    .option('--max-parallel <n>', 'tasks the batch runs at once (default 4)')
+    .option('--max-tasks <n>', 'most tasks the plan may have (default 12)')
+    .option('--model <model>', "model name (default: the worker's CODELOOP_MODEL)")
+    .option('--id <workflowId>', 'workflow id (default: generated from the file name)')
+    .option('--no-wait', 'print the workflow id and return at once')
+    .addOption(json())
+    .enablePositionalOptions()
+    .action((prd, options) => {
+      if (!options.workspace)
+        throw new CliError("required option '--workspace <dir>' not specified; add --help to see the command's usage", 2);
+      return startPlan(prd, options);
+    });
+  plan
+    .command('show')
+    .description("a plan's status, its tasks as a tree, its plan file and batch")
+    .argument('<workflowId>')
+    .addOption(json())
+    .action(showPlan);
 
   const batch = program.command('batch').description('run a DAG of tasks as one batch');
   batch

@@ -17,6 +17,15 @@ export class CliError extends Error {
   }
 }
 
+/** Parses input with a workflow's own schema; a bad field is a usage error (exit 2) that names the field. */
+export function parseOrExplain<T>(parse: (raw: unknown) => T, raw: unknown): T {
+  try {
+    return parse(raw);
+  } catch (error) {
+    throw new CliError((error as Error).message, 2);
+  }
+}
+
 export function formatDuration(ms: number): string {
   const seconds = Math.round(ms / 1000);
   if (seconds < 60) return `${seconds}s`;

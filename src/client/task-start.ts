@@ -3,7 +3,7 @@ import path from 'node:path';
 import { parseTaskInput } from '../shared/task-input.js';
 import type { agentTaskWorkflow } from '../workflows/index.js';
 import { readInputFile } from './input-file.js';
-import { CliError, emit, webUiUrl, type OutputOptions } from './output.js';
+import { emit, parseOrExplain, webUiUrl, type OutputOptions } from './output.js';
 import { cliConfig, clientTaskQueue, withClient } from './session.js';
 
 export interface TaskStartOptions extends OutputOptions {
@@ -17,7 +17,7 @@ export interface TaskStartOptions extends OutputOptions {
 
 /** `codeloop task start`: validates the input with the workflow's own schema, starts it, prints where to look. */
 export async function startTask(description: string, options: TaskStartOptions): Promise<void> {
-  const input = parseOrExplain({
+  const input = parseOrExplain(parseTaskInput, {
     title: options.title,
     description,
     workspace: path.resolve(options.workspace),
@@ -46,15 +46,6 @@ export async function startTask(description: string, options: TaskStartOptions):
       ].join('\n'),
     );
   });
-}
-
-/** Parses with the workflow's schema; a bad field is a usage error (exit 2) that names the field. */
-export function parseOrExplain(raw: unknown) {
-  try {
-    return parseTaskInput(raw);
-  } catch (error) {
-    throw new CliError((error as Error).message, 2);
-  }
 }
 
 function slug(title: string): string {

@@ -14,7 +14,9 @@ import {
 import { describeUnknownKey, objectWithKnownKeys, parseOrFail } from './validation.js';
 
 /** Task ids become child workflow ids and git branch names, so they keep to a safe alphabet. */
-const TaskIdSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be 1-64 letters, digits, dots, dashes or underscores');
+export const TaskIdSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be 1-64 letters, digits, dots, dashes or underscores');
 
 /** Task input fields the batch sets for each task itself: a default for one would be silently overwritten. */
 const SET_PER_TASK = new Set(['title', 'description', 'workspace', 'hostQueue']);
@@ -58,6 +60,10 @@ export const BatchTaskSchema = objectWithKnownKeys({
   complexity: ComplexitySchema.optional(),
   network: NetworkSchema.optional(),
   env: EnvNamesSchema.optional(),
+  /** Checkable criteria the task must meet; they join its description. A plan writes them. */
+  acceptance: z.array(z.string().trim().min(1)).optional(),
+  /** The paths the task expects to touch, as a plan foresaw them; informational. */
+  files: z.array(z.string().trim().min(1)).optional(),
 });
 
 /** A list of batch tasks; anything else is named as such, with the shape it should have. */

@@ -11,7 +11,16 @@ export interface AnsweredQuestion {
 
 /** Where a blocker came from: the agent asked, or the workflow needed a human for it. */
 export type BlockerOrigin =
-  'agent' | 'final-question' | 'credentials' | 'model-unavailable' | 'approval' | 'escalation' | 'budget' | 'stall' | 'merge-conflict';
+  | 'agent'
+  | 'final-question'
+  | 'credentials'
+  | 'model-unavailable'
+  | 'approval'
+  | 'escalation'
+  | 'budget'
+  | 'stall'
+  | 'merge-conflict'
+  | 'plan-review';
 
 export interface Blocker {
   id: string;

@@ -74,8 +74,8 @@ export interface ModelRequest {
   system: string;
   messages: Message[];
   maxTokens: number;
-  /** Summarisation calls send no tools. */
-  toolSet?: 'agent' | 'none';
+  /** Summarisation calls send no tools; planning sends the read-only tools and `submit_plan`. Unset: the agent's. */
+  toolSet?: 'agent' | 'plan' | 'none';
 }
 
 /** One assistant turn, as the workflow stores it. */

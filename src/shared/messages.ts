@@ -1,10 +1,14 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { BlockerAcknowledgement, BlockerAnswer } from './blockers.js';
 import type { BatchStateSnapshot, ChildReport } from './batch-state.js';
+import type { PlanStateSnapshot } from './plan-state.js';
 import type { TaskStateSnapshot } from './task-state.js';
 
 /** `getState`: status, phase, iteration, open blockers and usage of a task. */
 export const getStateQuery = defineQuery<TaskStateSnapshot>('getState');
+
+/** `getState` on a `planWorkflow`: the same query name, a plan's state (`kind: 'plan'`). */
+export const getPlanStateQuery = defineQuery<PlanStateSnapshot>('getState');
 
 /**
  * `answerBlocker`: fire-and-forget, works with no worker running (the signal waits in history). A bad answer is

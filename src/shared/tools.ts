@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { COMMAND_TIMEOUT } from './constants.js';
+import { SubmitPlanSchema } from './plan.js';
 
 /**
  * The tools the model sees, exactly as the seed design names them. Each zod schema is the single source of truth:
@@ -101,16 +102,32 @@ export function isToolName(name: string): name is ToolName {
 }
 
 export interface ToolDefinition {
-  name: ToolName;
+  name: string;
   description: string;
   input_schema: { type: 'object'; [key: string]: unknown };
 }
 
+/** Which tools a model request offers: the agent's, the planner's, or none (summaries). */
+export type ToolSet = 'agent' | 'plan' | 'none';
+
+/** What planning may do before it submits: read, never change or run anything. */
+export const PLANNING_TOOLS: ReadonlySet<ToolName> = new Set(['read_file', 'list_files', 'search_codebase']);
+
+export const SUBMIT_PLAN = 'submit_plan';
+
+const SUBMIT_PLAN_DESCRIPTION =
+  'Submit the plan: the tasks that together build what the requirements ask for, each small enough for one focused coding session, with the ids of the tasks it builds on, its complexity (1-5), checkable acceptance criteria and the files it expects to touch. Tasks without a dependency path between them run at the same time, so two tasks that change the same file should depend on each other.';
+
 /** The `tools` array of a Messages API request. `input_schema` must be an object schema; the tests hold it to that. */
-export function toolDefinitions(): ToolDefinition[] {
-  return (Object.keys(toolInputSchemas) as ToolName[]).map((name) => {
-    const { $schema: _ignored, ...schema } = z.toJSONSchema(toolInputSchemas[name], { io: 'input' }) as Record<string, unknown>;
-    if (schema.type !== 'object') throw new Error(`tool ${name}: input schema must be an object`);
-    return { name, description: descriptions[name], input_schema: schema as ToolDefinition['input_schema'] };
-  });
+export function toolDefinitions(set: ToolSet = 'agent'): ToolDefinition[] {
+  if (set === 'none') return [];
+  const names = (Object.keys(toolInputSchemas) as ToolName[]).filter((name) => set === 'agent' || PLANNING_TOOLS.has(name));
+  const tools = names.map((name) => definition(name, toolInputSchemas[name], descriptions[name]));
+  return set === 'plan' ? [...tools, definition(SUBMIT_PLAN, SubmitPlanSchema, SUBMIT_PLAN_DESCRIPTION)] : tools;
+}
+
+function definition(name: string, inputSchema: z.ZodType, description: string): ToolDefinition {
+  const { $schema: _ignored, ...schema } = z.toJSONSchema(inputSchema, { io: 'input' }) as Record<string, unknown>;
+  if (schema.type !== 'object') throw new Error(`tool ${name}: input schema must be an object`);
+  return { name, description, input_schema: schema as ToolDefinition['input_schema'] };
 }

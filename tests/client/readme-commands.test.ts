@@ -138,3 +138,63 @@ test("the operator walkthrough, from tonight's tasks to the morning report, runs
   expect((await result(rawRun!)).status).toBe('completed');
   for (const schedule of [name, rawName]) await runShell(`npx codeloop schedule delete ${schedule}`, env());
 }, 240_000);
+
+test("the README's planning commands: codeloop plan, the approval, plan show, and planWorkflow from temporal with start", async () => {
+  const planned = (id: string, title: string, dependsOn: string[]) => ({
+    id,
+    title,
+    description: `${title}, as the PRD says`,
+    dependsOn,
+    complexity: 2,
+    acceptance: [`${title} works`],
+    files: [],
+  });
+  const plan = [planned('model', 'Task model', []), planned('cli', 'CLI commands', ['model'])];
+  const planner = (request: Parameters<ReturnType<typeof byTurn>>[0]) =>
+    byTurn([{ toolCalls: [{ name: 'submit_plan', input: { tasks: plan } }] }])(request);
+  const tasks = readmeTasks();
+  harness.fake.setResponder((request) =>
+    (request.body.tools ?? []).some((tool) => tool.name === 'submit_plan') ? planner(request) : tasks(request),
+  );
+  const repo = myRepo();
+  const dir = path.dirname(repo);
+  writeFileSync(path.join(dir, 'prd.md'), '# Tracker\nA task model and a CLI.\n');
+
+  const planLine = readmeCommand('npx codeloop plan prd.md')
+    .replace(/\s+#.*$/, '')
+    .replace(/ \[[^\]]*\]/g, '');
+  const id = uniqueName('readme-plan');
+  const printed = await runShell(
+    `${fillIn(planLine, [
+      ['prd.md', path.join(dir, 'prd.md')],
+      ['./my-repo', repo],
+    ])} --id ${id}`,
+    env(),
+  );
+  expect(printed.stdout).toContain('- model: Task model (complexity 2)\n  - cli: CLI commands (complexity 2)');
+  await runShell(
+    fillIn(readmeCommand('npx codeloop blockers answer <plan-workflow-id> approve').replace(/\s+#.*$/, ''), [['<plan-workflow-id>', id]]),
+    env(),
+  );
+  const approved = (await harness.temporal.client.workflow.getHandle(id).result()) as { planFile: string };
+  const shown = await runShell(fillIn(readmeCommand('npx codeloop plan show').replace(/\s+#.*$/, ''), [['<plan-workflow-id>', id]]), env());
+  expect(shown.stdout).toContain(`plan file: ${approved.planFile}`);
+  const fromFile = await runShell(`npx codeloop batch start ${path.join(repo, approved.planFile)} --json`, env());
+  const { workflowId } = JSON.parse(fromFile.stdout) as { workflowId: string };
+  expect((await result(workflowId)).status).toBe('completed');
+
+  const raw = myRepo();
+  mkdirSync(path.join(raw, 'docs'));
+  writeFileSync(path.join(raw, 'docs', 'prd.md'), '# Tracker\nA task model and a CLI.\n');
+  const rawId = uniqueName('my-plan');
+  await runShell(
+    fillIn(readmeCommand('temporal workflow start --type planWorkflow'), [onOurQueue, ['/abs/path/my-repo', raw], ['my-plan', rawId]]),
+  );
+  const rawPlan = harness.temporal.client.workflow.getHandle(rawId);
+  await waitForBlockers(rawPlan);
+  await runShell(`npx codeloop blockers answer ${rawId} approve`, env());
+  const { batchWorkflowId } = (await rawPlan.result()) as { batchWorkflowId: string };
+  const batch = await result(batchWorkflowId);
+  expect(batch.status).toBe('completed');
+  expect(fileOnBranch(raw, batch.integrationBranch!, 'cli.py')).toBe('CLI = 1\n');
+}, 180_000);

@@ -1,7 +1,7 @@
 import { expect, test } from 'vitest';
 import type { Report } from '../../src/client/report.js';
 import { addUsage, emptyUsage, totalTokens, type Usage } from '../../src/shared/conversation.js';
-import { costOf } from '../../src/workflows/task/pricing.js';
+import { costOf } from '../../src/workflows/common/pricing.js';
 import type { batchConductorWorkflow } from '../../src/workflows/index.js';
 import { answerBlockerSignal } from '../../src/shared/messages.js';
 import { runCli } from '../support/cli.js';

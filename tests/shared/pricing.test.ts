@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { contextWindowOf, costOf, priceOf, projectedCost } from '../../src/workflows/task/pricing.js';
+import { contextWindowOf, costOf, priceOf, projectedCost } from '../../src/workflows/common/pricing.js';
 import { Spend } from '../../src/workflows/task/spend.js';
 
 test('prices per model family, cache reads and writes at their own rates', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { batchIdFromWorkflowId, legacyBatchIdFromWorkflowId, MAX_BATCH_ID_LENGTH } from '../../src/workflows/batch/batch-id.js';
+import { batchIdFromWorkflowId, legacyBatchIdFromWorkflowId, MAX_BATCH_ID_LENGTH } from '../../src/workflows/common/batch-id.js';
 import { BatchInputSchema } from '../../src/shared/batch-input.js';
 
 const longName = `nightly-${'refactor-the-billing-module-'.repeat(3)}batch`;

@@ -6,7 +6,7 @@ import type { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, test } from 'vitest';
 import type { BatchResult } from '../../src/shared/batch-state.js';
 import { addUsage, emptyUsage, type Usage } from '../../src/shared/conversation.js';
-import { costOf } from '../../src/workflows/task/pricing.js';
+import { costOf } from '../../src/workflows/common/pricing.js';
 import type { batchConductorWorkflow } from '../../src/workflows/index.js';
 import { answerBlockerSignal, getBatchStateQuery, retryTaskSignal } from '../../src/shared/messages.js';
 import { waitForBlockers } from '../support/blockers.js';

@@ -3,7 +3,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startDevServer, type DevServer } from '../../src/server/dev-server.js';
 import { addUsage } from '../../src/shared/conversation.js';
-import { costOf } from '../../src/workflows/task/pricing.js';
+import { costOf } from '../../src/workflows/common/pricing.js';
 import { agentTaskWorkflow } from '../../src/workflows/index.js';
 import { answerBlockerSignal, getStateQuery } from '../../src/shared/messages.js';
 import { waitForBlockers } from '../support/blockers.js';

@@ -1,11 +1,10 @@
+import { renderOpenBlockers } from '../common/blocker-details.js';
 import type { BatchStateSnapshot } from '../../shared/batch-state.js';
 
 /** The batch's "current details" in the Web UI: its own open question first, then counts and blocked tasks. */
 export function renderBatchDetails(state: BatchStateSnapshot): string {
   const lines = [
-    ...state.openBlockers.map(
-      (blocker) => `### ⏸ Waiting for a human: blocker \`${blocker.id}\`\n\n> ${blocker.question.replace(/\n/g, '\n> ')}`,
-    ),
+    ...renderOpenBlockers(state),
     `**Batch ${state.batchId}**: ${state.status} · ${state.tasks.length} tasks · max ${state.maxParallel} in parallel · on failure: ${state.onFailure}`,
     Object.entries(state.counts)
       .filter(([, count]) => count > 0)

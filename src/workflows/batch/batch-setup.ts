@@ -1,7 +1,7 @@
 import { workflowInfo } from '@temporalio/workflow';
 import type { BatchRepo } from '../../activities/git/index.js';
 import type { WorkspaceBinding } from '../../activities/workspace.js';
-import { batchIdFromWorkflowId, legacyBatchIdFromWorkflowId } from './batch-id.js';
+import { batchIdFromWorkflowId, legacyBatchIdFromWorkflowId } from '../common/batch-id.js';
 import { assertValidDag, type BatchInput, type BatchTask } from '../../shared/batch-input.js';
 import type { BatchTaskState } from '../../shared/batch-state.js';
 import { applies } from '../common/patches.js';

@@ -12,7 +12,7 @@ export function childInput(batch: BatchInput, task: BatchTask, state: BatchTaskS
     ...(batch.env === undefined ? {} : { env: batch.env }),
     ...batch.taskDefaults,
     title: task.title,
-    description: task.description,
+    description: withAcceptance(task),
     workspace: where.workspace,
     hostQueue: where.hostQueue,
     ...(task.prd === undefined ? {} : { prd: task.prd }),
@@ -22,4 +22,10 @@ export function childInput(batch: BatchInput, task: BatchTask, state: BatchTaskS
     ...(task.env === undefined ? {} : { env: task.env }),
     ...(state.answers?.length ? { answers: state.answers } : {}),
   };
+}
+
+/** The task's description, and its acceptance criteria as a checklist when it has any. */
+function withAcceptance(task: BatchTask): string {
+  if (!task.acceptance?.length) return task.description;
+  return `${task.description}\n\nAcceptance criteria:\n${task.acceptance.map((criterion) => `- ${criterion}`).join('\n')}`;
 }

@@ -2,6 +2,7 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 import { upsertSearchAttributes } from '@temporalio/workflow';
 import type { BatchStateSnapshot } from '../../shared/batch-state.js';
 import { SEARCH_ATTRIBUTES } from '../../shared/constants.js';
+import type { PlanPhase, PlanStatus } from '../../shared/plan-state.js';
 import type { TaskPhase, TaskStatus } from '../../shared/task-state.js';
 
 export const statusKey = defineSearchAttributeKey(SEARCH_ATTRIBUTES.status, SearchAttributeType.KEYWORD);
@@ -15,8 +16,8 @@ export class SearchAttributeTracker {
   private status?: string;
   private phase?: string;
 
-  /** A task's status and phase; a batch's status, with the phase `conducting`. */
-  update(status: TaskStatus | BatchStateSnapshot['status'], phase: TaskPhase | 'conducting'): void {
+  /** A task's status and phase; a batch's status, with the phase `conducting`; a plan's. */
+  update(status: TaskStatus | BatchStateSnapshot['status'] | PlanStatus, phase: TaskPhase | 'conducting' | PlanPhase): void {
     if (status === this.status && phase === this.phase) return;
     this.status = status;
     this.phase = phase;

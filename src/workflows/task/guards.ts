@@ -2,7 +2,7 @@ import type { GateResult } from '../../shared/gates.js';
 import { CONCURRENT_TOOLS, type ToolName } from '../../shared/tools.js';
 import { FixTracker, type FixTrackerCarry } from './fix-tracker.js';
 import { LoopDetector, type LoopDetectorCarry } from './loop-detector.js';
-import type { ExecutedCall } from './tool-calls.js';
+import type { ExecutedCall } from '../common/tool-calls.js';
 
 export interface GuardsCarry {
   fixes: FixTrackerCarry;

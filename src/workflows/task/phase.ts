@@ -1,5 +1,5 @@
 import type { TaskPhase } from '../../shared/task-state.js';
-import type { ExecutedCall } from './tool-calls.js';
+import type { ExecutedCall } from '../common/tool-calls.js';
 
 const TEST_COMMAND = /\b(test|tests|pytest|vitest|jest|mocha|unittest|tox)\b/;
 

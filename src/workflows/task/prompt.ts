@@ -2,6 +2,7 @@ import { PRD_PROMPT_CHARS } from '../../shared/constants.js';
 import type { TaskInput } from '../../shared/task-input.js';
 import type { AnsweredQuestion } from '../../shared/blockers.js';
 import type { ProjectContext } from '../../shared/project-context.js';
+import { projectLayer } from '../common/project-prompt.js';
 import { truncateEnd } from '../../text/truncate.js';
 import { OUTLINE_REQUEST } from './outline.js';
 
@@ -25,14 +26,6 @@ export function buildSystemPrompt(task: TaskInput, project: ProjectContext, answ
   const sections = [BASE_RULES, projectLayer(project), taskLayer(task, [...task.answers, ...answered])];
   if (wantsOutline(task, project)) sections.push(OUTLINE_REQUEST);
   return sections.join('\n\n');
-}
-
-function projectLayer(project: ProjectContext): string {
-  const parts = ['# Project'];
-  for (const { file, content } of project.instructions) parts.push(`## Instructions from ${file}\n${content}`);
-  parts.push(`## Tech stack\n${project.techStack.length ? project.techStack.join(', ') : 'not detected (empty or new project)'}`);
-  parts.push(`## Files (up to 3 levels)\n${project.fileTree || '(the workspace is empty)'}`);
-  return parts.join('\n\n');
 }
 
 function taskLayer(task: TaskInput, answered: AnsweredQuestion[]): string {

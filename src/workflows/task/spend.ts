@@ -1,5 +1,5 @@
 import { addUsage, emptyUsage, totalTokens, type ModelTurn, type Usage } from '../../shared/conversation.js';
-import { costOf, projectedCost } from './pricing.js';
+import { costOf, projectedCost } from '../common/pricing.js';
 import { formatCount } from '../../text/format.js';
 
 export interface SpendCarry {

@@ -1,6 +1,6 @@
 import type { GateResult, GateSpec } from '../../shared/gates.js';
-import { commandActivities, fileActivities } from './activities.js';
-import type { ToolTarget } from './tool-calls.js';
+import { commandActivities, fileActivities } from '../common/activities.js';
+import type { ToolTarget } from '../common/tool-calls.js';
 
 export interface VerifierCarry {
   gates?: GateSpec[];

@@ -1,25 +1,7 @@
-import { setCurrentDetails, workflowInfo } from '@temporalio/workflow';
+import { setCurrentDetails } from '@temporalio/workflow';
+import { renderOpenBlockers } from '../common/blocker-details.js';
 import type { TaskStateSnapshot } from '../../shared/task-state.js';
 import { formatCount } from '../../text/format.js';
-
-/** The open question first and prominent, with the two ways to answer it. */
-function renderOpenBlockers(state: TaskStateSnapshot): string[] {
-  const { workflowId } = workflowInfo();
-  return state.openBlockers.map((blocker) => {
-    const options = blocker.options ? ` (${blocker.options.map((option) => `'${option}'`).join(' or ')})` : '';
-    return [
-      `### ⏸ Waiting for a human: blocker \`${blocker.id}\`${options}`,
-      blocker.question
-        .split('\n')
-        .map((line) => `> ${line}`)
-        .join('\n'),
-      blocker.context ? `Context: ${blocker.context}` : undefined,
-      `Asked ${blocker.askedAt}. Answer with \`npx codeloop blockers answer ${workflowId} --blocker ${blocker.id} "…"\` or \`temporal workflow signal --workflow-id ${workflowId} --name answerBlocker --input '{"blockerId":"${blocker.id}","answer":"…"}'\``,
-    ]
-      .filter(Boolean)
-      .join('\n\n');
-  });
-}
 
 /** The Web UI's "current details": a short markdown card of where the task stands. */
 export function renderCurrentDetails(state: TaskStateSnapshot, extra: string[] = []): string {

@@ -1,4 +1,4 @@
-import { fnv1a } from '../common/error-signature.js';
+import { fnv1a } from './error-signature.js';
 
 /** A batch id names its git branches and worktree directories, and keeps to the 64 characters `batchId` allows. */
 export const MAX_BATCH_ID_LENGTH = 64;
