@@ -3,7 +3,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { SandboxMode } from './shared/command-access.js';
-import { DEFAULT_MODEL, DEFAULT_TASK_QUEUE } from './shared/constants.js';
+import type { ModelPurpose } from './shared/conversation.js';
+import { DEFAULT_MODEL, DEFAULT_PLANNING_MODEL, DEFAULT_SUMMARY_MODEL, DEFAULT_TASK_QUEUE } from './shared/constants.js';
 
 /** Where the worker, the CLI and `npm start` find Temporal unless `TEMPORAL_ADDRESS` says otherwise. */
 export const DEFAULT_TEMPORAL_ADDRESS = '127.0.0.1:7233';
@@ -75,6 +76,8 @@ const VariablesSchema = z.object({
     .transform(directories)
     .default([]),
   CODELOOP_MODEL: z.string().default(DEFAULT_MODEL),
+  CODELOOP_MODEL_PLANNING: z.string().default(DEFAULT_PLANNING_MODEL),
+  CODELOOP_MODEL_SUMMARY: z.string().default(DEFAULT_SUMMARY_MODEL),
   ANTHROPIC_API_KEY: z.string().optional(),
   ANTHROPIC_BASE_URL: httpUrl('https://api.anthropic.com').optional(),
   CODELOOP_UI_URL: httpUrl('http://localhost:8233')
@@ -124,8 +127,11 @@ export interface SandboxConfig {
 }
 
 export interface ModelConfig {
-  /** `CODELOOP_MODEL`: the model a task that names none uses. The credentials are not here: see `readModelCredentials`. */
-  defaultModel: string;
+  /**
+   * The model a call uses when its input names none, by purpose: `CODELOOP_MODEL` (the agent's turns),
+   * `CODELOOP_MODEL_PLANNING`, `CODELOOP_MODEL_SUMMARY`. The credentials are not here: see `readModelCredentials`.
+   */
+  models: Record<ModelPurpose, string>;
 }
 
 export interface CliConfig {
@@ -185,7 +191,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Codel
       worktreesDir: variables.CODELOOP_WORKTREES_DIR,
     },
     sandbox: { mode: variables.CODELOOP_SANDBOX, readOnly: variables.CODELOOP_SANDBOX_READONLY },
-    model: { defaultModel: variables.CODELOOP_MODEL },
+    model: {
+      models: { default: variables.CODELOOP_MODEL, planning: variables.CODELOOP_MODEL_PLANNING, summary: variables.CODELOOP_MODEL_SUMMARY },
+    },
     cli: { uiUrl: variables.CODELOOP_UI_URL },
     server: {
       dataDir: variables.CODELOOP_DATA_DIR,

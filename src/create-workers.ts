@@ -88,7 +88,7 @@ export function createWorkerActivities(options: {
   const config = options.config ?? loadConfig(env);
   return createActivities({
     createModelClient: modelClientFactory(() => readModelCredentials(workerEnv(options.env))),
-    defaultModel: config.model.defaultModel,
+    models: config.model.models,
     worktreesDir: config.worker.worktreesDir,
     hostId: options.hostId,
     hostQueue: options.hostQueue,

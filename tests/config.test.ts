@@ -13,7 +13,7 @@ const DEFAULTS = {
   temporal: { address: '127.0.0.1:7233', addressSet: false, namespace: 'default', taskQueue: 'codeloop' },
   worker: { hostId: os.hostname(), logLevel: 'WARN', workflowBundle: undefined, worktreesDir: undefined },
   sandbox: { mode: 'on', readOnly: [] },
-  model: { defaultModel: 'claude-sonnet-5-5' },
+  model: { models: { default: 'claude-sonnet-5-5', planning: 'claude-opus-5-5', summary: 'claude-haiku-5' } },
   cli: { uiUrl: 'http://localhost:8233' },
   server: { dataDir: path.resolve('.data'), port: 7233, uiPort: 8233, temporalCliPath: undefined },
 };
@@ -52,6 +52,8 @@ describe('loadConfig', () => {
       CODELOOP_SANDBOX: 'OFF',
       CODELOOP_SANDBOX_READONLY: '/opt/a::/opt/b',
       CODELOOP_MODEL: 'claude-test',
+      CODELOOP_MODEL_PLANNING: 'claude-plan',
+      CODELOOP_MODEL_SUMMARY: 'claude-small',
       CODELOOP_UI_URL: 'https://temporal.example.com/',
       CODELOOP_DATA_DIR: '/var/lib/codeloop',
       CODELOOP_TEMPORAL_PORT: '17233',
@@ -62,7 +64,7 @@ describe('loadConfig', () => {
       temporal: { address: 'temporal.internal:7233', addressSet: true, namespace: 'agents', taskQueue: 'nightly' },
       worker: { hostId: 'host-a', logLevel: 'DEBUG', workflowBundle: '/srv/bundle.js', worktreesDir: '/srv/worktrees' },
       sandbox: { mode: 'off', readOnly: ['/opt/a', '/opt/b'] },
-      model: { defaultModel: 'claude-test' },
+      model: { models: { default: 'claude-test', planning: 'claude-plan', summary: 'claude-small' } },
       cli: { uiUrl: 'https://temporal.example.com' },
       server: { dataDir: '/var/lib/codeloop', port: 17233, uiPort: 18233, temporalCliPath: '/usr/local/bin/temporal' },
     });

@@ -1,7 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/common';
 import { Context } from '@temporalio/activity';
-import type { ContentBlock, Message, ModelRequest, ModelTurn } from '../shared/conversation.js';
+import type { ContentBlock, Message, ModelPurpose, ModelRequest, ModelTurn } from '../shared/conversation.js';
 import { ErrorType } from '../shared/errors.js';
 import { toolDefinitions } from '../shared/tools.js';
 import { toModelFailure } from './model-errors.js';
@@ -9,8 +9,8 @@ import { toModelFailure } from './model-errors.js';
 export interface ModelDeps {
   /** Builds a client from the worker's environment, or `undefined` when `ANTHROPIC_API_KEY` is missing. */
   createModelClient(): Anthropic | undefined;
-  /** Used when the task names no model: the worker's `CODELOOP_MODEL` or codeloop's default. */
-  defaultModel: string;
+  /** Used when a request names no model: the worker's model for the request's purpose (`CODELOOP_MODEL`, `_PLANNING`, `_SUMMARY`). */
+  models: Record<ModelPurpose, string>;
   hostId: string;
 }
 
@@ -32,7 +32,7 @@ export function createModelActivities(deps: ModelDeps) {
       // Heartbeat on a timer as well as per event: a large prompt can take a while before its first byte.
       const timer = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
       try {
-        const stream = client.messages.stream(toApiRequest(request, deps.defaultModel), { signal: context.cancellationSignal });
+        const stream = client.messages.stream(toApiRequest(request, deps.models), { signal: context.cancellationSignal });
         stream.on('streamEvent', () => context.heartbeat());
         const message = await stream.finalMessage();
         return toModelTurn(message);
@@ -49,10 +49,10 @@ export function createModelActivities(deps: ModelDeps) {
  * Cache breakpoints go on the stable prefix, in the order the API reads it: the tools, then the system prompt,
  * then the conversation so far (its last block). Each request therefore reads back everything the previous one wrote.
  */
-export function toApiRequest(request: ModelRequest, defaultModel: string): Anthropic.MessageCreateParamsNonStreaming {
+export function toApiRequest(request: ModelRequest, models: Record<ModelPurpose, string>): Anthropic.MessageCreateParamsNonStreaming {
   const tools = toolDefinitions(request.toolSet);
   return {
-    model: request.model ?? defaultModel,
+    model: request.model ?? models[request.purpose ?? 'default'],
     max_tokens: request.maxTokens,
     system: [{ type: 'text', text: request.system, cache_control: EPHEMERAL }],
     messages: withConversationBreakpoint(request.messages) as Anthropic.MessageParam[],

@@ -1,3 +1,4 @@
+import { describeSpendByPurpose } from '../shared/models.js';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { BatchResult, BatchStateSnapshot, BatchTaskState } from '../shared/batch-state.js';
 import { totalTokens } from '../shared/conversation.js';
@@ -83,6 +84,8 @@ export function renderBatchView(view: BatchView, now = Date.now()): string {
     lines.push(
       `  result: ${view.result.status} in ${formatDuration(view.result.makespanMs)} · ${formatCount(totalTokens(totals.usage))} tokens · $${totals.costUsd.toFixed(2)}`,
     );
+    if (totals.spendByPurpose && Object.keys(totals.spendByPurpose).length)
+      lines.push(`  by purpose: ${describeSpendByPurpose(totals.spendByPurpose)}`);
     lines.push(`  critical path: ${view.result.criticalPath.ids.join(' → ')} (${formatDuration(view.result.criticalPath.durationMs)})`);
   }
   return lines.join('\n');

@@ -1,4 +1,4 @@
-import { WorkflowFailedError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
+import { WorkflowFailedError, type Client, type WorkflowExecutionInfo, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { msToNumber } from '@temporalio/common/lib/time.js';
 import type { BatchResult } from '../shared/batch-state.js';
@@ -6,7 +6,9 @@ import type { Blocker } from '../shared/blockers.js';
 import { SEARCH_ATTRIBUTES } from '../shared/constants.js';
 import { totalTokens } from '../shared/conversation.js';
 import type { TaskResult } from '../shared/task-state.js';
-import { getBatchStateQuery } from '../shared/messages.js';
+import { getBatchStateQuery, getPlanStateQuery } from '../shared/messages.js';
+import { describeSpendByPurpose, sumSpendByPurpose, type SpendByPurpose } from '../shared/models.js';
+import type { PlanResult } from '../shared/plan-state.js';
 import { formatCount } from '../text/format.js';
 import { CliError, emit, formatDuration, type OutputOptions } from './output.js';
 import { queryOrUndefined, withClient } from './session.js';
@@ -14,7 +16,7 @@ import { queryState } from './task-view.js';
 
 export interface ReportRow {
   workflowId: string;
-  kind: 'task' | 'batch';
+  kind: 'task' | 'batch' | 'plan';
   batchId?: string;
   status: string;
   reason?: string;
@@ -22,6 +24,7 @@ export interface ReportRow {
   summary?: string;
   tokens: number;
   costUsd: number;
+  spendByPurpose?: SpendByPurpose;
   closedAt?: string;
 }
 
@@ -30,6 +33,8 @@ export interface Report {
   tasks: Record<string, number>;
   tokens: number;
   costUsd: number;
+  /** Tasks' and plans' usage and cost by purpose: the agent's turns, compaction summaries, planning. */
+  spendByPurpose: SpendByPurpose;
   rows: ReportRow[];
 }
 
@@ -43,26 +48,70 @@ const toQuestions = (blockers: Blocker[]) => blockers.map((b) => ({ blockerId: b
 export async function buildReport(client: Client, sinceMs: number, now = Date.now()): Promise<Report> {
   const since = new Date(now - sinceMs).toISOString();
   const query =
-    `(WorkflowType = "agentTaskWorkflow" OR WorkflowType = "batchConductorWorkflow") AND ExecutionStatus != "ContinuedAsNew" ` +
+    `(WorkflowType = "agentTaskWorkflow" OR WorkflowType = "batchConductorWorkflow" OR WorkflowType = "planWorkflow") ` +
+    `AND ExecutionStatus != "ContinuedAsNew" ` +
     `AND (ExecutionStatus = "Running" OR CloseTime >= "${since}")`;
   const rows: ReportRow[] = [];
   for await (const execution of client.workflow.list({ query })) rows.push(await describeExecution(client, execution));
   const taskRows = rows.filter((row) => row.kind === 'task');
   const tasks: Record<string, number> = {};
   for (const row of taskRows) tasks[row.status] = (tasks[row.status] ?? 0) + 1;
+  // A batch's spend is its tasks' own, already counted on their rows.
+  const spending = rows.filter((row) => row.kind !== 'batch');
   return {
     since,
     tasks,
-    tokens: taskRows.reduce((sum, row) => sum + row.tokens, 0),
-    costUsd: taskRows.reduce((sum, row) => sum + row.costUsd, 0),
+    tokens: spending.reduce((sum, row) => sum + row.tokens, 0),
+    costUsd: spending.reduce((sum, row) => sum + row.costUsd, 0),
+    spendByPurpose: sumSpendByPurpose(spending.map((row) => row.spendByPurpose)),
     rows: rows.sort((a, b) => a.workflowId.localeCompare(b.workflowId)),
   };
+}
+
+const KINDS: Record<string, ReportRow['kind']> = { batchConductorWorkflow: 'batch', planWorkflow: 'plan', agentTaskWorkflow: 'task' };
+
+/** A plan: waiting for review (its question), approved (its file and batch), or failed. */
+async function describePlan(
+  client: Client,
+  handle: WorkflowHandle,
+  base: Pick<ReportRow, 'workflowId' | 'kind' | 'closedAt'>,
+  execStatus: string,
+): Promise<ReportRow> {
+  if (execStatus === 'RUNNING') {
+    const state = await queryOrUndefined(client, handle, getPlanStateQuery);
+    return {
+      ...base,
+      status: state?.status ?? 'running',
+      summary: state ? `${state.phase}, draft ${state.drafts}` : undefined,
+      questions: state && toQuestions(state.openBlockers),
+      tokens: tokensOf(state?.usage),
+      costUsd: state?.costUsd ?? 0,
+      spendByPurpose: state?.spendByPurpose,
+    };
+  }
+  if (execStatus === 'COMPLETED') {
+    const result = (await handle.result()) as PlanResult;
+    const batch = result.batchWorkflowId ? `, batch ${result.batchWorkflowId}` : '';
+    return {
+      ...base,
+      status: 'completed',
+      summary: `${result.plan.tasks.length} tasks in ${result.planFile}${batch}`,
+      tokens: tokensOf(result.usage),
+      costUsd: result.costUsd,
+      spendByPurpose: result.spendByPurpose,
+    };
+  }
+  const reason = await handle.result().then(
+    () => undefined,
+    (error: Error) => (error instanceof WorkflowFailedError ? error.cause?.message : undefined) ?? error.message,
+  );
+  return { ...base, status: execStatus.toLowerCase(), reason, tokens: 0, costUsd: 0 };
 }
 
 async function describeExecution(client: Client, execution: WorkflowExecutionInfo): Promise<ReportRow> {
   const handle = client.workflow.getHandle(execution.workflowId);
   const batchId = (execution.searchAttributes?.[SEARCH_ATTRIBUTES.batchId] as string[] | undefined)?.[0];
-  const kind = execution.type === 'batchConductorWorkflow' ? 'batch' : 'task';
+  const kind = KINDS[execution.type] ?? 'task';
   const base = {
     workflowId: execution.workflowId,
     kind,
@@ -70,6 +119,7 @@ async function describeExecution(client: Client, execution: WorkflowExecutionInf
     closedAt: execution.closeTime?.toISOString(),
   } as const;
   const execStatus = execution.status.name;
+  if (kind === 'plan') return describePlan(client, handle, base, execStatus);
   if (execStatus === 'RUNNING') {
     if (kind === 'batch') {
       const state = await queryOrUndefined(client, handle, getBatchStateQuery);
@@ -93,6 +143,7 @@ async function describeExecution(client: Client, execution: WorkflowExecutionInf
       questions: state && toQuestions(state.openBlockers),
       tokens: tokensOf(state?.usage),
       costUsd: state?.costUsd ?? 0,
+      spendByPurpose: state?.spendByPurpose,
     };
   }
   if (execStatus === 'COMPLETED') {
@@ -108,7 +159,14 @@ async function describeExecution(client: Client, execution: WorkflowExecutionInf
       };
     }
     const result = (await handle.result()) as TaskResult;
-    return { ...base, status: 'completed', summary: result.summary, tokens: tokensOf(result.usage), costUsd: result.costUsd };
+    return {
+      ...base,
+      status: 'completed',
+      summary: result.summary,
+      tokens: tokensOf(result.usage),
+      costUsd: result.costUsd,
+      spendByPurpose: result.spendByPurpose,
+    };
   }
   if (execStatus === 'FAILED') {
     const error = await handle.result().then(
@@ -123,6 +181,7 @@ async function describeExecution(client: Client, execution: WorkflowExecutionInf
       reason: `${details?.reason ? `${details.reason}: ` : ''}${cause?.message ?? 'failed'}`,
       tokens: tokensOf(details?.usage),
       costUsd: details?.costUsd ?? 0,
+      spendByPurpose: details?.spendByPurpose,
     };
   }
   return { ...base, status: execStatus.toLowerCase(), tokens: 0, costUsd: 0 };
@@ -137,6 +196,7 @@ export function renderReport(report: Report, now = Date.now()): string {
         .join(' · ') || 'none'
     }`,
     `tokens ${formatCount(report.tokens)} · cost $${report.costUsd.toFixed(2)}`,
+    ...(Object.keys(report.spendByPurpose).length ? [`by purpose: ${describeSpendByPurpose(report.spendByPurpose)}`] : []),
   ];
   const section = (title: string, rows: ReportRow[], line: (row: ReportRow) => string[]) => {
     if (rows.length) lines.push('', title, ...rows.flatMap(line));
@@ -145,6 +205,11 @@ export function renderReport(report: Report, now = Date.now()): string {
     'batches:',
     report.rows.filter((row) => row.kind === 'batch'),
     (row) => [`  ${row.workflowId}  ${row.status}  ${row.summary ?? ''}  $${row.costUsd.toFixed(2)}`],
+  );
+  section(
+    'plans:',
+    report.rows.filter((row) => row.kind === 'plan'),
+    (row) => [`  ${row.workflowId}  ${row.status}  ${row.summary ?? row.reason ?? ''}  $${row.costUsd.toFixed(2)}`],
   );
   section(
     'failed:',

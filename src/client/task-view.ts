@@ -1,3 +1,4 @@
+import { describeSpendByPurpose } from '../shared/models.js';
 import { WorkflowFailedError, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { TaskResult, TaskStateSnapshot } from '../shared/task-state.js';
@@ -62,6 +63,7 @@ export function renderTaskView(view: TaskView): string {
     // A finished task's result says the same, with the final figures.
     if (!view.result) {
       lines.push(`  tokens: ${formatUsage(state.usage)} · $${state.costUsd.toFixed(4)}`);
+      if (state.spendByPurpose) lines.push(`  by purpose: ${describeSpendByPurpose(state.spendByPurpose)}`);
       if (state.filesChanged.length) lines.push(`  files changed: ${state.filesChanged.join(', ')}`);
       for (const blocker of state.openBlockers) lines.push(`  ⏸ blocker ${blocker.id}: ${blocker.question.replace(/\s+/g, ' ')}`);
     }
@@ -78,6 +80,7 @@ export function renderResult(result: TaskResult): string[] {
     `  summary: ${result.summary}`,
     `  files changed: ${result.filesChanged.length ? result.filesChanged.join(', ') : 'none'}`,
     `  tokens: ${formatUsage(result.usage)} · $${result.costUsd.toFixed(4)}`,
+    ...(result.spendByPurpose ? [`  by purpose: ${describeSpendByPurpose(result.spendByPurpose)}`] : []),
     ...(result.gates ?? []).map((gate) => `  gate ${gate.name}: ${gate.passed ? 'passed' : 'FAILED'} (${gate.command})`),
   ];
 }

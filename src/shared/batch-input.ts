@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { dagProblems } from './dag.js';
+import { ModelsSchema } from './models.js';
 import { ErrorType } from './errors.js';
 import {
   ComplexitySchema,
@@ -86,6 +87,8 @@ export const BatchInputSchema = objectWithKnownKeys({
   /** What every task's commands may reach, unless `taskDefaults` or the task itself says otherwise. */
   network: NetworkSchema.optional(),
   env: EnvNamesSchema.optional(),
+  /** Models per purpose for every task, unless `taskDefaults` or the task names its own. */
+  models: ModelsSchema.optional(),
   /** Task input fields every task gets unless it sets its own (approval, blockerTimeout, model, ...). */
   taskDefaults: TaskDefaultsSchema,
 }).superRefine((input, context) => {

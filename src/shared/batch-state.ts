@@ -1,6 +1,7 @@
 import type { AnsweredQuestion, Blocker, RejectedAnswer } from './blockers.js';
 import type { Usage } from './conversation.js';
 import type { BatchInput } from './batch-input.js';
+import type { SpendByPurpose } from './models.js';
 
 export type BatchTaskStatus = 'pending' | 'running' | 'merging' | 'completed' | 'failed' | 'skipped' | 'cancelled';
 
@@ -22,6 +23,7 @@ export interface BatchTaskState {
   iterations?: number;
   usage?: Usage;
   costUsd?: number;
+  spendByPurpose?: SpendByPurpose;
   reason?: string;
   /** Open questions of the running child, reported by the child itself. */
   blockedOn?: { id: string; question: string }[];
@@ -42,6 +44,7 @@ export type ChildReport =
       iterations: number;
       usage: Usage;
       costUsd: number;
+      spendByPurpose?: SpendByPurpose;
       reason?: string;
       answered?: AnsweredQuestion[];
     };
@@ -67,12 +70,15 @@ export interface BatchResult {
   batchId: string;
   status: 'completed' | 'failed' | 'cancelled';
   integrationBranch?: string;
-  tasks: (Pick<BatchTaskState, 'id' | 'title' | 'status' | 'branch' | 'iterations' | 'usage' | 'costUsd' | 'reason' | 'attempts'> & {
+  tasks: (Pick<
+    BatchTaskState,
+    'id' | 'title' | 'status' | 'branch' | 'iterations' | 'usage' | 'costUsd' | 'spendByPurpose' | 'reason' | 'attempts'
+  > & {
     startedAt?: string;
     endedAt?: string;
     durationMs?: number;
   })[];
-  totals: { tasks: Record<BatchTaskStatus, number>; usage: Usage; costUsd: number };
+  totals: { tasks: Record<BatchTaskStatus, number>; usage: Usage; costUsd: number; spendByPurpose?: SpendByPurpose };
   criticalPath: { ids: string[]; durationMs: number };
   makespanMs: number;
   runs: number;

@@ -16,6 +16,12 @@ export const SEARCH_ATTRIBUTES = {
 /** Default model when neither the task nor `CODELOOP_MODEL` names one. */
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
 
+/** Planning a batch: the strongest model, since one plan steers every task of a night (`CODELOOP_MODEL_PLANNING`). */
+export const DEFAULT_PLANNING_MODEL = 'claude-opus-5-5';
+
+/** Compaction summaries: a small, cheap model; they are called often and only condense (`CODELOOP_MODEL_SUMMARY`). */
+export const DEFAULT_SUMMARY_MODEL = 'claude-haiku-5';
+
 /** Iteration budget: 30 by default; CodeFRAME scales it by complexity between 15 and 100. */
 export const DEFAULT_MAX_ITERATIONS = 30;
 

@@ -67,10 +67,16 @@ export function addUsage(a: Usage, b: Usage): Usage {
   };
 }
 
+/** What a model call is for: the agent's own turns, planning a batch, or summarising a conversation to compact it. */
+export const MODEL_PURPOSES = ['default', 'planning', 'summary'] as const;
+export type ModelPurpose = (typeof MODEL_PURPOSES)[number];
+
 /** What the model activity is asked. Tools are named by set, not sent, to keep each request small in history. */
 export interface ModelRequest {
-  /** Unset means the worker's `CODELOOP_MODEL`, or codeloop's default. */
+  /** Unset means the worker's model for `purpose` (`CODELOOP_MODEL`, `_PLANNING`, `_SUMMARY`), or codeloop's default. */
   model?: string;
+  /** What the call is for; unset: the agent's own turn (`default`). */
+  purpose?: ModelPurpose;
   system: string;
   messages: Message[];
   maxTokens: number;

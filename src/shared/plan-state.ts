@@ -1,5 +1,6 @@
 import type { Blocker, RejectedAnswer } from './blockers.js';
 import type { Usage } from './conversation.js';
+import type { SpendByPurpose } from './models.js';
 import type { Plan } from './plan.js';
 
 /** `CodeloopStatus` of a plan: `blocked` while it waits for a review (or for help after invalid plans). */
@@ -21,6 +22,7 @@ export interface PlanResult {
   turns: number;
   usage: Usage;
   costUsd: number;
+  spendByPurpose: SpendByPurpose;
 }
 
 /** What `getState` returns on a `planWorkflow`. */
@@ -39,6 +41,7 @@ export interface PlanStateSnapshot {
   batchWorkflowId?: string;
   usage: Usage;
   costUsd: number;
+  spendByPurpose: SpendByPurpose;
   openBlockers: Blocker[];
   answeredBlockers: Blocker[];
   rejectedAnswers: RejectedAnswer[];

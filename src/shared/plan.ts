@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BatchTaskSchema, FAILURE_POLICIES, TaskIdSchema, type BatchTask } from './batch-input.js';
 import { dagProblems, transitiveDependents } from './dag.js';
+import { ModelsSchema } from './models.js';
 import { ComplexitySchema, WorkspacePathSchema } from './task-input.js';
 import { describeIssues, objectWithKnownKeys, parseOrFail } from './validation.js';
 
@@ -40,7 +41,10 @@ export const PlanInputSchema = objectWithKnownKeys({
   /** Names the plan file (`codeloop/plans/<planId>.yaml`) and the batch; default: from the workflow id. */
   planId: TaskIdSchema.optional(),
   maxTasks: z.number().int().min(1).max(100).default(12),
+  /** The planning model; the same as `models.planning`. */
   model: z.string().min(1).optional(),
+  /** `planning` plans; `default` and `summary` go to the batch's tasks. */
+  models: ModelsSchema.optional(),
   /** Start `batchConductorWorkflow` on the plan once it is approved. */
   start: z.boolean().default(false),
   maxParallel: z.number().int().min(1).max(500).optional(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ModelsSchema } from './models.js';
 import { BLOCKER_TIMEOUT_ACTIONS, DurationSchema } from './blockers.js';
 import { DEFAULT_MAX_ITERATIONS } from './constants.js';
 import { GATE_MODES } from './gates.js';
@@ -35,6 +36,8 @@ export const TaskInputFieldsSchema = objectWithKnownKeys({
   /** 1 (trivial) to 5 (greenfield): scales the default budget, CodeFRAME's 30 × (1 + (c − 1) × 0.5), 15 to 100. */
   complexity: ComplexitySchema.default(1),
   model: z.string().min(1).optional(),
+  /** A model per purpose: `default` (the agent's turns, same as `model`), `summary` (compaction); planning is the plan's. */
+  models: ModelsSchema.optional(),
   /** How long a blocker may wait for an answer, e.g. `7d`; unset waits for ever. */
   blockerTimeout: DurationSchema.optional(),
   /** On a blocker timeout: fail the task, or carry on and let the agent use its best judgement. */

@@ -2,6 +2,7 @@ import type { Blocker, RejectedAnswer } from './blockers.js';
 import type { CommandAccess, SandboxMode } from './command-access.js';
 import type { Usage } from './conversation.js';
 import type { GateResult } from './gates.js';
+import type { SpendByPurpose } from './models.js';
 
 /** `CodeloopStatus` values. */
 export type TaskStatus = 'running' | 'blocked' | 'completed' | 'failed' | 'cancelled';
@@ -32,6 +33,8 @@ export interface TaskResult {
   filesChanged: string[];
   usage: Usage;
   costUsd: number;
+  /** The same usage and cost by purpose: the agent's own turns (`default`) and compaction summaries (`summary`). */
+  spendByPurpose?: SpendByPurpose;
   /** The final verification gates, as last run. */
   gates: GateResult[];
   elapsedMs: number;
@@ -50,6 +53,7 @@ export interface TaskStateSnapshot {
   maxIterations: number;
   usage: Usage;
   costUsd: number;
+  spendByPurpose?: SpendByPurpose;
   filesChanged: string[];
   lastStep?: string;
   /** The plan the agent gave before changing anything (complex or greenfield tasks). */

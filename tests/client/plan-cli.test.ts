@@ -1,6 +1,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from 'vitest';
+import type { Report } from '../../src/client/report.js';
 import type { PlanStateSnapshot } from '../../src/shared/plan-state.js';
 import { runCli } from '../support/cli.js';
 import { byTurn } from '../support/fake-messages-api.js';
@@ -46,6 +47,12 @@ test('codeloop plan prints the plan for review; blockers answer approves it; pla
   expect(existsSync(path.join(repo, shown.planFile!))).toBe(true);
   const human = await runCli(['plan', 'show', `${harness.taskQueue}-p1`], env());
   expect(human.stdout).toContain(`plan file: ${shown.planFile}`);
+
+  const report = JSON.parse((await runCli(['report', '--since', '1h', '--json'], env())).stdout) as Report;
+  const row = report.rows.find((candidate) => candidate.workflowId === `${harness.taskQueue}-p1`);
+  expect(row).toMatchObject({ kind: 'plan', status: 'completed', summary: `2 tasks in ${shown.planFile}` });
+  expect(row!.spendByPurpose?.planning?.calls).toBe(1);
+  expect((await runCli(['report', '--since', '1h'], env())).stdout).toContain(`plans:\n`);
 });
 
 test('codeloop plan names what is wrong before starting anything', async () => {

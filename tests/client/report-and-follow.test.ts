@@ -37,12 +37,15 @@ test('report: completed, failed with reason, blocked with its question, tokens a
   expect(row(finished.workflowId)).toMatchObject({ kind: 'task', status: 'completed', summary: 'All finished.' });
   expect(row(finished.workflowId)!.tokens).toBeGreaterThan(0);
   expect(row(finished.workflowId)!.costUsd).toBeGreaterThan(0);
+  expect(row(finished.workflowId)!.spendByPurpose?.default).toMatchObject({ calls: 1, costUsd: row(finished.workflowId)!.costUsd });
+  expect(report.spendByPurpose.default!.calls).toBeGreaterThanOrEqual(3);
   expect(row(looping.workflowId)).toMatchObject({ status: 'failed', reason: 'budget_exhausted: iteration budget of 1 exhausted' });
   expect(row(waiting.workflowId)).toMatchObject({ status: 'blocked', questions: [{ blockerId: 'b1', question: 'Which region?' }] });
   expect(report.tasks.completed).toBeGreaterThanOrEqual(1);
 
   const human = (await runCli(['report', '--since', '1h'], env())).stdout;
   expect(human).toMatch(/^codeloop report since /);
+  expect(human).toMatch(/\nby purpose: default \$\d+\.\d{4} \(\d+ calls\)/);
   expect(human).toContain(`${looping.workflowId}  budget_exhausted: iteration budget of 1 exhausted`);
   expect(human).toMatch(new RegExp(`${waiting.workflowId}  b1 \\(\\d+s\\): Which region\\?`));
   expect((await runCli(['report', '--since', 'yesterday'], env())).stderr).toContain('--since yesterday is not a duration');

@@ -21,12 +21,15 @@ test('prices per model family, cache reads and writes at their own rates', () =>
 test('a cap is judged before the call, and raised by an answer', () => {
   const spend = new Spend(undefined, { maxCostUsd: 0.2 });
   expect(spend.wouldExceed(10_000, 8_192, 'claude-sonnet-4-5')).toBeUndefined();
-  spend.add({
-    content: [],
-    stopReason: 'end_turn',
-    model: 'claude-sonnet-4-5',
-    usage: { inputTokens: 30_000, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
-  });
+  spend.add(
+    {
+      content: [],
+      stopReason: 'end_turn',
+      model: 'claude-sonnet-4-5',
+      usage: { inputTokens: 30_000, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    },
+    'default',
+  );
   const hit = spend.wouldExceed(10_000, 8_192, 'claude-sonnet-4-5')!;
   expect(hit).toMatchObject({ cap: 'cost', message: expect.stringContaining('the cost cap of $0.20 would be exceeded') });
   expect(spend.raise(hit, 'no thanks')).toBe(false);
@@ -35,14 +38,35 @@ test('a cap is judged before the call, and raised by an answer', () => {
   expect(new Spend(spend.carry(), {}).costUsd).toBeCloseTo(0.09);
 });
 
+test("spend is kept by purpose, and a carry from before that counts as the agent's own", () => {
+  const spend = new Spend(undefined, {});
+  const turn = (model: string, inputTokens: number) => ({
+    content: [],
+    stopReason: 'end_turn',
+    model,
+    usage: { inputTokens, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+  });
+  spend.add(turn('claude-sonnet-4-5', 1_000_000), 'default');
+  spend.add(turn('claude-sonnet-4-5', 1_000_000), 'default');
+  spend.add(turn('claude-haiku-4-5', 1_000_000), 'summary');
+  expect(spend.byPurpose.default).toMatchObject({ calls: 2, costUsd: 6, usage: { inputTokens: 2_000_000 } });
+  expect(spend.byPurpose.summary).toMatchObject({ calls: 1, costUsd: 1 });
+  expect(spend.costUsd).toBeCloseTo(7);
+  const { byPurpose: _dropped, ...older } = spend.carry();
+  expect(new Spend(older, {}).byPurpose).toEqual({ default: { calls: 0, usage: spend.usage, costUsd: spend.costUsd } });
+});
+
 test('a token cap counts every token kind', () => {
   const spend = new Spend(undefined, { maxTotalTokens: 11_000 });
-  spend.add({
-    content: [],
-    stopReason: null,
-    model: 'm',
-    usage: { inputTokens: 100, outputTokens: 100, cacheReadTokens: 900, cacheWriteTokens: 900 },
-  });
+  spend.add(
+    {
+      content: [],
+      stopReason: null,
+      model: 'm',
+      usage: { inputTokens: 100, outputTokens: 100, cacheReadTokens: 900, cacheWriteTokens: 900 },
+    },
+    'summary',
+  );
   expect(spend.wouldExceed(100, 8_192, 'm')).toBeUndefined();
   expect(spend.wouldExceed(100, 8_000 + 1_000, 'm')).toMatchObject({ cap: 'tokens' });
 });

@@ -108,10 +108,17 @@ test('a 20K-token window: tier 3 at 85% keeps the kickoff and the last 5 exchang
       workspace: makeWorkspace(),
       contextWindow: window,
       maxIterations: iterations,
+      models: { summary: 'claude-summary-test' },
     });
     const result = (await handle.result()) as TaskResult;
     expect(result).toMatchObject({ status: 'completed', iterations });
     const { compactionLog } = await handle.query(getStateQuery);
+    // Summaries go to the summary model, and their usage is reported apart from the agent's own.
+    const summaries = harness.fake.requests.slice(before).filter((request) => !request.body.tools?.length);
+    expect(summaries.map((request) => request.body.model)).toEqual(compactionLog.map(() => 'claude-summary-test'));
+    expect(result.spendByPurpose?.summary?.calls).toBe(compactionLog.length);
+    expect(result.spendByPurpose?.default?.calls).toBe(iterations);
+    expect(result.spendByPurpose!.default!.costUsd + result.spendByPurpose!.summary!.costUsd).toBeCloseTo(result.costUsd);
     expect(compactionLog.length).toBeGreaterThanOrEqual(2);
     expect(result.runs).toBe(compactionLog.length + 1);
     for (const record of compactionLog) {
@@ -122,6 +129,7 @@ test('a 20K-token window: tier 3 at 85% keeps the kickoff and the last 5 exchang
 
     const requests = agentRequests(harness.fake.requests.slice(before));
     expect(requests).toHaveLength(iterations);
+    expect(new Set(requests.map((request) => request.body.model))).toEqual(new Set(['claude-test']));
     for (const request of requests) expect(JSON.stringify(request.body).length / 4).toBeLessThan(window);
     const kickoff = (requests[0].body.messages[0].content as { text: string }[])[0].text;
     const compactedAt: number[] = [];

@@ -81,6 +81,8 @@ describe('planWorkflow', () => {
     const review = await waitForReview(handle);
 
     const [first] = planningRequests();
+    // No model in the input: the worker's planning default, not its CODELOOP_MODEL.
+    expect(first.body.model).toBe('claude-opus-5-5');
     expect(first.body.tools!.map((tool) => tool.name)).toEqual(['read_file', 'search_codebase', 'list_files', 'submit_plan']);
     expect(JSON.stringify(first.body.system)).toContain('`add <title>` adds a task.');
     expect(lastUserBlocks(planningRequests()[1])[0]).toMatchObject({ type: 'tool_result', content: expect.stringContaining('README.md') });
@@ -187,11 +189,19 @@ describe('planWorkflow', () => {
     const tasks = byTask({ 'Build first': creates('first.txt'), 'Build second': creates('second.txt') });
     harness.fake.setResponder((request) => (isPlanning(request) ? planner(request) : tasks(request)));
     const repo = makeGitRepo();
-    const handle = await startPlan({ workspace: repo, prd: PRD, start: true, maxParallel: 2, planId: uniqueName('nightly') });
+    const handle = await startPlan({
+      workspace: repo,
+      prd: PRD,
+      start: true,
+      maxParallel: 2,
+      planId: uniqueName('nightly'),
+      models: { planning: 'claude-planner-test', default: 'claude-tasks-test' },
+    });
     await waitForReview(handle);
     await answer(handle, 'approve');
     const result = await handle.result();
     expect(result.batchWorkflowId).toBe(`batch-${result.planId}`);
+    expect(result.spendByPurpose.planning?.calls).toBe(1);
     const batch = harness.temporal.client.workflow.getHandle<typeof batchConductorWorkflow>(result.batchWorkflowId!);
     const outcome = (await batch.result()) as BatchResult;
     expect(outcome.status).toBe('completed');
@@ -204,6 +214,10 @@ describe('planWorkflow', () => {
     // The children were told the plan's acceptance criteria.
     const childSystem = JSON.stringify(harness.fake.requests.slice(since).find((request) => !isPlanning(request))!.body.system);
     expect(childSystem).toContain('Acceptance criteria:\\n- first works as the PRD says');
+    // The plan's models: planning planned, the tasks ran on the default it passed to the batch.
+    const models = new Set(harness.fake.requests.slice(since).map((request) => `${isPlanning(request)}:${request.body.model}`));
+    expect(models).toEqual(new Set(['true:claude-planner-test', 'false:claude-tasks-test']));
+    expect(outcome.totals.spendByPurpose?.default?.calls).toBe(4);
   });
 
   test('bad input fails at once, naming the field', async () => {

@@ -1,3 +1,4 @@
+import { sumSpendByPurpose } from '../../shared/models.js';
 import type { BatchResult, BatchTaskState } from '../../shared/batch-state.js';
 import { addUsage, emptyUsage } from '../../shared/conversation.js';
 import { criticalPath } from '../../shared/dag.js';
@@ -32,6 +33,7 @@ export function buildBatchResult(facts: BatchFacts): BatchResult {
       iterations: state.iterations,
       usage: state.usage,
       costUsd: state.costUsd,
+      spendByPurpose: state.spendByPurpose,
       reason: state.reason,
       startedAt: iso(state.startedAt),
       endedAt: iso(state.endedAt),
@@ -41,6 +43,7 @@ export function buildBatchResult(facts: BatchFacts): BatchResult {
       tasks: countByStatus(states),
       usage: states.reduce((sum, state) => (state.usage ? addUsage(sum, state.usage) : sum), emptyUsage()),
       costUsd: states.reduce((sum, state) => sum + (state.costUsd ?? 0), 0),
+      spendByPurpose: sumSpendByPurpose(states.map((state) => state.spendByPurpose)),
     },
     criticalPath: criticalPath(states, (id) => duration(byId.get(id)!)),
     makespanMs: ended - facts.startedAt,

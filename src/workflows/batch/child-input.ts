@@ -10,6 +10,7 @@ export function childInput(batch: BatchInput, task: BatchTask, state: BatchTaskS
   return {
     ...(batch.network === undefined ? {} : { network: batch.network }),
     ...(batch.env === undefined ? {} : { env: batch.env }),
+    ...(batch.models === undefined ? {} : { models: batch.models }),
     ...batch.taskDefaults,
     title: task.title,
     description: withAcceptance(task),

@@ -64,6 +64,7 @@ export function finish(state: BatchTaskState, report: FinishedReport): void {
     iterations: report.iterations,
     usage: report.usage,
     costUsd: report.costUsd,
+    spendByPurpose: report.spendByPurpose,
     blockedOn: undefined,
   };
   if (report.status === 'completed') move(state, 'merging', figures);

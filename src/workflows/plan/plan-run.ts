@@ -8,7 +8,7 @@ import {
   type ToolResultBlock,
   type ToolUseBlock,
 } from '../../shared/conversation.js';
-import { DEFAULT_MODEL } from '../../shared/constants.js';
+import { addPurposeSpend, type SpendByPurpose } from '../../shared/models.js';
 import { checkPlan, planBatchTasks, planTree, type Plan, type PlanInput } from '../../shared/plan.js';
 import type { PlanPhase, PlanResult, PlanStateSnapshot, PlanStatus } from '../../shared/plan-state.js';
 import { PLANNING_TOOLS, SUBMIT_PLAN, isToolName } from '../../shared/tools.js';
@@ -50,6 +50,7 @@ export class PlanRun {
   private drafts = 0;
   private usage = emptyUsage();
   private costUsd = 0;
+  private spendByPurpose: SpendByPurpose = {};
   private plan?: Plan;
   private planFile?: string;
   private batchWorkflowId?: string;
@@ -98,6 +99,7 @@ export class PlanRun {
       turns: this.turns,
       usage: this.usage,
       costUsd: this.costUsd,
+      spendByPurpose: this.spendByPurpose,
       ...(this.batchWorkflowId ? { batchWorkflowId: this.batchWorkflowId } : {}),
     };
   }
@@ -112,6 +114,7 @@ export class PlanRun {
       drafts: this.drafts,
       usage: this.usage,
       costUsd: this.costUsd,
+      spendByPurpose: this.spendByPurpose,
       openBlockers: this.desk.open(),
       answeredBlockers: this.desk.answered(),
       rejectedAnswers: this.desk.rejected,
@@ -169,10 +172,19 @@ export class PlanRun {
     this.reply = [];
     this.turns += 1;
     const turn = await modelActivities.callModel.executeWithOptions({ summary: `plan: model turn ${this.turns}` }, [
-      { model: this.input.model, system: this.system, messages: this.messages, maxTokens: MAX_OUTPUT_TOKENS, toolSet: 'plan' },
+      {
+        model: this.input.models?.planning ?? this.input.model,
+        purpose: 'planning',
+        system: this.system,
+        messages: this.messages,
+        maxTokens: MAX_OUTPUT_TOKENS,
+        toolSet: 'plan',
+      },
     ]);
+    const costUsd = costOf(turn.usage, turn.model);
     this.usage = addUsage(this.usage, turn.usage);
-    this.costUsd += costOf(turn.usage, turn.model ?? this.input.model ?? DEFAULT_MODEL);
+    this.costUsd += costUsd;
+    this.spendByPurpose = addPurposeSpend(this.spendByPurpose, 'planning', { calls: 1, usage: turn.usage, costUsd });
     this.messages.push({ role: 'assistant', content: turn.content });
     this.publish();
     return turn.content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
@@ -237,9 +249,11 @@ export class PlanRun {
   }
 
   private batchOptions() {
-    const { maxParallel, onFailure, taskDefaults } = this.input;
+    const { maxParallel, onFailure, taskDefaults, models } = this.input;
+    const { planning: _planning, ...forTasks } = models ?? {};
     return {
       batchId: this.planId,
+      ...(Object.keys(forTasks).length ? { models: forTasks } : {}),
       ...(maxParallel === undefined ? {} : { maxParallel }),
       ...(onFailure === undefined ? {} : { onFailure }),
       ...(taskDefaults === undefined ? {} : { taskDefaults }),

@@ -42,6 +42,7 @@ export class ParentReporter {
       iterations: figures?.iterations ?? 0,
       usage: figures?.usage ?? emptyUsage(),
       costUsd: figures?.costUsd ?? 0,
+      ...(figures?.spendByPurpose ? { spendByPurpose: figures.spendByPurpose } : {}),
       reason: status === 'completed' ? undefined : (figures?.reason ?? (error instanceof Error ? error.message : status)),
       answered,
     });

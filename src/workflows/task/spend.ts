@@ -1,10 +1,13 @@
-import { addUsage, emptyUsage, totalTokens, type ModelTurn, type Usage } from '../../shared/conversation.js';
+import { addUsage, emptyUsage, totalTokens, type ModelPurpose, type ModelTurn, type Usage } from '../../shared/conversation.js';
+import { addPurposeSpend, type SpendByPurpose } from '../../shared/models.js';
 import { costOf, projectedCost } from '../common/pricing.js';
 import { formatCount } from '../../text/format.js';
 
 export interface SpendCarry {
   usage: Usage;
   costUsd: number;
+  /** Absent in runs carried over before spend was kept by purpose: all of it was then the agent's own. */
+  byPurpose?: SpendByPurpose;
   tokenCap?: number;
   costCap?: number;
 }
@@ -21,19 +24,23 @@ export interface CapHit {
 export class Spend {
   usage: Usage;
   costUsd: number;
+  byPurpose: SpendByPurpose;
   private tokenCap?: number;
   private costCap?: number;
 
   constructor(carry: SpendCarry | undefined, caps: { maxTotalTokens?: number; maxCostUsd?: number }) {
     this.usage = carry?.usage ?? emptyUsage();
     this.costUsd = carry?.costUsd ?? 0;
+    this.byPurpose = carry?.byPurpose ?? (carry ? { default: { calls: 0, usage: carry.usage, costUsd: carry.costUsd } } : {});
     this.tokenCap = carry ? carry.tokenCap : caps.maxTotalTokens;
     this.costCap = carry ? carry.costCap : caps.maxCostUsd;
   }
 
-  add(turn: ModelTurn): void {
+  add(turn: ModelTurn, purpose: ModelPurpose): void {
+    const costUsd = costOf(turn.usage, turn.model);
     this.usage = addUsage(this.usage, turn.usage);
-    this.costUsd += costOf(turn.usage, turn.model);
+    this.costUsd += costUsd;
+    this.byPurpose = addPurposeSpend(this.byPurpose, purpose, { calls: 1, usage: turn.usage, costUsd });
   }
 
   /** The cap the next call would cross, judged by its projected input and its whole output allowance. */
@@ -66,6 +73,6 @@ export class Spend {
   }
 
   carry(): SpendCarry {
-    return { usage: this.usage, costUsd: this.costUsd, tokenCap: this.tokenCap, costCap: this.costCap };
+    return { usage: this.usage, costUsd: this.costUsd, byPurpose: this.byPurpose, tokenCap: this.tokenCap, costCap: this.costCap };
   }
 }

@@ -3,6 +3,7 @@ import type { Blocker } from '../../shared/blockers.js';
 import { DEFAULT_MODEL } from '../../shared/constants.js';
 import type { ContentBlock, Message, ModelTurn, ToolUseBlock } from '../../shared/conversation.js';
 import { ErrorType } from '../../shared/errors.js';
+import { modelFor } from '../../shared/models.js';
 import { cannotGoOn, classifyFinalQuestion, questionsIn } from './final-question.js';
 import { MAX_CORRECTION_ROUNDS } from '../../shared/gates.js';
 import { extractOutline } from './outline.js';
@@ -193,9 +194,16 @@ export class TaskRun implements PolicyHost {
       'summaryChecksSpendCaps',
     );
     const turn = await modelActivities.callModel.executeWithOptions({ summary: `compact: summarise ${older.length} messages` }, [
-      { model: this.input.model, system: SUMMARY_SYSTEM, messages, maxTokens: SUMMARY_MAX_TOKENS, toolSet: 'none' },
+      {
+        model: modelFor(this.input, 'summary'),
+        purpose: 'summary',
+        system: SUMMARY_SYSTEM,
+        messages,
+        maxTokens: SUMMARY_MAX_TOKENS,
+        toolSet: 'none',
+      },
     ]);
-    this.spend.add(turn);
+    this.spend.add(turn, 'summary');
     return finalText(turn.content);
   }
 
@@ -207,7 +215,7 @@ export class TaskRun implements PolicyHost {
         const turn = await withDeadline(remaining, `stall watch: model turn ${this.state.iteration}`, () =>
           modelActivities.callModel.executeWithOptions(
             { summary: `model turn ${this.state.iteration}/${iterationBudget(this.input, this.state)}` },
-            [{ model: this.input.model, system: this.system, messages: this.state.messages, maxTokens: MAX_OUTPUT_TOKENS }],
+            [{ model: modelFor(this.input, 'default'), system: this.system, messages: this.state.messages, maxTokens: MAX_OUTPUT_TOKENS }],
           ),
         );
         if (!turn) {
@@ -215,7 +223,7 @@ export class TaskRun implements PolicyHost {
           continue;
         }
         this.state.model = turn.model;
-        this.spend.add(turn);
+        this.spend.add(turn, 'default');
         return turn;
       } catch (error) {
         const plan = planForModelFailure(error);
@@ -381,6 +389,7 @@ export class TaskRun implements PolicyHost {
       filesChanged: [...filesChanged].sort(),
       usage: this.spend.usage,
       costUsd: this.spend.costUsd,
+      spendByPurpose: this.spend.byPurpose,
       gates: this.verifier.results,
       runs,
       sandbox: binding?.sandbox,
