@@ -14,6 +14,8 @@ import { describeSchedule } from './schedule-describe.js';
 import { listSchedules } from './schedule-list.js';
 import { cliConfig } from './session.js';
 import { setupCluster } from './setup.js';
+import { cancelTask, listTasks, retryTask } from './task-control.js';
+import { taskFlagOptions } from './task-flags.js';
 import { startTask } from './task-start.js';
 import { followTask } from './task-follow.js';
 import { showReport } from './report.js';
@@ -32,18 +34,12 @@ export function buildProgram(): Command {
     .hook('preAction', () => void cliConfig());
 
   const task = program.command('task').description('start and inspect coding tasks');
-  task
+  const taskStart = task
     .command('start')
     .description('start a coding task; prints its workflow id and Web UI link')
-    .argument('<description>', 'what the agent should do')
-    .requiredOption('--workspace <dir>', 'the checkout to work in (a path on the worker host)')
-    .option('--title <title>', 'short title (default: the first line of the description)')
-    .option('--prd <file>', 'requirements document to include (first 5,000 characters)')
-    .option('--max-iterations <n>', 'iteration budget (default 30)')
-    .option('--model <model>', "model name (default: the worker's CODELOOP_MODEL)")
-    .option('--id <workflowId>', 'workflow id (default: generated from the title)')
-    .addOption(json())
-    .action(startTask);
+    .argument('<description>', 'what the agent should do');
+  for (const option of taskFlagOptions()) taskStart.addOption(option);
+  taskStart.option('--id <workflowId>', 'workflow id (default: generated from the title)').addOption(json()).action(startTask);
   task
     .command('status')
     .description("a task's status, phase, iteration, tokens and files changed")
@@ -63,6 +59,28 @@ export function buildProgram(): Command {
     .argument('<workflowId>')
     .addOption(json())
     .action(followTask);
+
+  task
+    .command('list')
+    .description('recent tasks, newest first: workflow id, status/phase, age, title')
+    .option('--status <status>', 'only tasks with this status: running, blocked, completed, failed, cancelled')
+    .option('--limit <n>', 'how many (default 20)')
+    .addOption(json())
+    .action(listTasks);
+  task
+    .command('cancel')
+    .description('cancel a task: its running command is killed and it ends cancelled')
+    .argument('<workflowId>')
+    .option('--wait', 'wait until the task has stopped')
+    .addOption(json())
+    .action(cancelTask);
+  task
+    .command('retry')
+    .description('start a task again with the same input and the answers humans gave the earlier run')
+    .argument('<workflowId>')
+    .option('--id <workflowId>', 'workflow id of the new run (default: <id>-retry-<random>)')
+    .addOption(json())
+    .action(retryTask);
 
   program
     .command('report')

@@ -1,30 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import { parseTaskInput } from '../shared/task-input.js';
 import type { agentTaskWorkflow } from '../workflows/index.js';
-import { readInputFile } from './input-file.js';
+import { taskFieldsFromFlags } from './task-flags.js';
 import { emit, parseOrExplain, webUiUrl, type OutputOptions } from './output.js';
 import { cliConfig, clientTaskQueue, withClient } from './session.js';
 
-export interface TaskStartOptions extends OutputOptions {
-  workspace: string;
-  title?: string;
-  prd?: string;
-  maxIterations?: string;
-  model?: string;
+export interface TaskStartOptions extends OutputOptions, Record<string, unknown> {
   id?: string;
 }
 
 /** `codeloop task start`: validates the input with the workflow's own schema, starts it, prints where to look. */
 export async function startTask(description: string, options: TaskStartOptions): Promise<void> {
-  const input = parseOrExplain(parseTaskInput, {
-    title: options.title,
-    description,
-    workspace: path.resolve(options.workspace),
-    prd: options.prd ? readInputFile(options.prd, 'the --prd file') : undefined,
-    maxIterations: options.maxIterations === undefined ? undefined : Number(options.maxIterations),
-    model: options.model,
-  });
+  const input = parseOrExplain(parseTaskInput, { ...taskFieldsFromFlags(options), description });
   const workflowId = options.id ?? `task-${slug(input.title)}-${randomUUID().slice(0, 8)}`;
   await withClient(async (client, namespace) => {
     const taskQueue = clientTaskQueue();
