@@ -1,3 +1,4 @@
+import { tryGit } from './git/run-git.js';
 import { readFile, realpath, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -29,6 +30,8 @@ export interface WorkspaceBinding {
   workspace: string;
   /** Whether that host runs the task's commands in its sandbox. */
   sandbox: SandboxMode;
+  /** Whether the workspace is in a git repository with a commit, where a task can have a branch of its own. */
+  inGitRepo?: boolean;
 }
 
 const INSTRUCTION_FILES = ['AGENTS.md', 'CLAUDE.md'];
@@ -62,7 +65,8 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
           ErrorType.WorkspaceUnavailable,
         );
       }
-      return { hostId: deps.hostId, hostQueue: deps.hostQueue, workspace: real, sandbox: deps.sandbox };
+      const inGitRepo = (await tryGit(real, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'])).ok;
+      return { hostId: deps.hostId, hostQueue: deps.hostQueue, workspace: real, sandbox: deps.sandbox, inGitRepo };
     },
 
     /** The project layer of the system prompt: the workspace's own instructions, its stack and its shape. */

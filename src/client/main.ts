@@ -16,6 +16,7 @@ import { cliConfig } from './session.js';
 import { setupCluster } from './setup.js';
 import { cancelTask, listTasks, retryTask } from './task-control.js';
 import { taskFlagOptions } from './task-flags.js';
+import { applyTask, pushBatch, pushTask, rollbackTask, showTaskDiff } from './task-git.js';
 import { startTask } from './task-start.js';
 import { followTask } from './task-follow.js';
 import { showReport } from './report.js';
@@ -81,6 +82,33 @@ export function buildProgram(): Command {
     .option('--id <workflowId>', 'workflow id of the new run (default: <id>-retry-<random>)')
     .addOption(json())
     .action(retryTask);
+
+  task
+    .command('diff')
+    .description("the task's changes on its branch, from the commit it was cut from")
+    .argument('<workflowId>')
+    .option('--stat', 'a diffstat instead of the diff')
+    .action(showTaskDiff);
+  task
+    .command('apply')
+    .description("merge the task's branch into the checkout's current branch (which must have no uncommitted changes)")
+    .argument('<workflowId>')
+    .addOption(json())
+    .action(applyTask);
+  task
+    .command('rollback')
+    .description("move the task's branch back to its checkpoint of iteration N")
+    .argument('<workflowId>')
+    .requiredOption('--to <iteration>', 'the iteration whose checkpoint to keep')
+    .addOption(json())
+    .action(rollbackTask);
+  task
+    .command('push')
+    .description("push the task's branch to a remote")
+    .argument('<workflowId>')
+    .requiredOption('--remote <name>', 'the remote to push to, e.g. origin')
+    .addOption(json())
+    .action(pushTask);
 
   program
     .command('report')
@@ -166,6 +194,14 @@ export function buildProgram(): Command {
     .option('--wait', 'wait until the batch has stopped')
     .addOption(json())
     .action(cancelBatch);
+
+  batch
+    .command('push')
+    .description("push the batch's integration branch to a remote")
+    .argument('<workflowId>')
+    .requiredOption('--remote <name>', 'the remote to push to, e.g. origin')
+    .addOption(json())
+    .action(pushBatch);
 
   const schedule = program.command('schedule').description('nightly batches on Temporal Schedules');
   schedule

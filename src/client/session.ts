@@ -1,5 +1,6 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { QueryDefinition } from '@temporalio/common';
+import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow/index.js';
 import { loadConfig, type CodeloopConfig } from '../config.js';
 import { connectClient } from '../connection.js';
 
@@ -20,6 +21,13 @@ export const cliConfig = (): CodeloopConfig => (loaded ??= loadConfig());
 
 /** The task queue the CLI starts workflows on: `CODELOOP_TASK_QUEUE`, or codeloop's default. */
 export const clientTaskQueue = (): string => cliConfig().temporal.taskQueue;
+
+/** The first argument a workflow was started with, as the server holds it (every run of a chain has the same). */
+export async function startInputOf<T>(client: Client, handle: WorkflowHandle): Promise<T> {
+  const history = await handle.fetchHistory();
+  const payloads = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads;
+  return decodeFromPayloadsAtIndex<T>(client.options.loadedDataConverter, 0, payloads);
+}
 
 const QUERY_DEADLINE_MS = 10_000;
 

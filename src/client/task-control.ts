@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow/index.js';
 import { answeredQuestions } from '../shared/blockers.js';
 import { SEARCH_ATTRIBUTES } from '../shared/constants.js';
 import { parseTaskInput, type TaskInputRaw } from '../shared/task-input.js';
 import type { TaskStatus } from '../shared/task-state.js';
 import type { agentTaskWorkflow } from '../workflows/index.js';
 import { CliError, emit, formatDuration, parseOrExplain, webUiUrl, type OutputOptions } from './output.js';
-import { cliConfig, withClient } from './session.js';
+import { cliConfig, startInputOf, withClient } from './session.js';
 import { queryState } from './task-view.js';
 
 const STATUSES: readonly TaskStatus[] = ['running', 'blocked', 'completed', 'failed', 'cancelled'];
@@ -124,8 +123,6 @@ async function earlierRun(client: Client, workflowId: string): Promise<{ input: 
     throw error;
   });
   if (description.type !== 'agentTaskWorkflow') throw new CliError(`${workflowId} is a ${description.type}, not a task`);
-  const history = await handle.fetchHistory();
-  const payloads = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads;
-  const input = await decodeFromPayloadsAtIndex<TaskInputRaw>(client.options.loadedDataConverter, 0, payloads);
+  const input = await startInputOf<TaskInputRaw>(client, handle);
   return { input, parent: description.parentExecution?.workflowId ?? undefined };
 }

@@ -66,6 +66,7 @@ export const TASK_FLAGS: Record<Exclude<TaskField, 'description'>, FieldFlag> = 
   network: text('--network <off|on>', "whether the task's commands may use the network (default off)"),
   env: list('--env <names>', "comma-separated worker variables the task's commands may see, e.g. NPM_TOKEN"),
   gates: text('--gates <mode>', 'no-regressions (default): no worse than at the start; strict: every gate passes'),
+  git: text('--git <mode>', 'branch (default): work on codeloop/task/<id> in a worktree, a commit per iteration; in-place'),
   answers: {
     flag: '--answers <file>',
     help: 'YAML or JSON list of { question, answer } from an earlier run, put into the prompt',

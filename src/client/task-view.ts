@@ -1,6 +1,7 @@
 import { describeSpendByPurpose } from '../shared/models.js';
 import { WorkflowFailedError, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import type { TaskGit } from '../shared/git-trail.js';
 import type { TaskResult, TaskStateSnapshot } from '../shared/task-state.js';
 import { getStateQuery } from '../shared/messages.js';
 import { formatCount } from '../text/format.js';
@@ -68,6 +69,8 @@ export function renderTaskView(view: TaskView): string {
       for (const blocker of state.openBlockers) lines.push(`  ⏸ blocker ${blocker.id}: ${blocker.question.replace(/\s+/g, ' ')}`);
     }
   }
+  const git = view.result?.git ?? state?.git;
+  if (git) lines.push(renderGit(view.workflowId, git));
   if (view.result) lines.push(...renderResult(view.result));
   if (view.failure) lines.push(`  failure: ${view.failure}`);
   if (!state && !view.result) lines.push('  (no worker answered getState; start one with `npm run worker`)');
@@ -83,6 +86,12 @@ export function renderResult(result: TaskResult): string[] {
     ...(result.spendByPurpose ? [`  by purpose: ${describeSpendByPurpose(result.spendByPurpose)}`] : []),
     ...(result.gates ?? []).map((gate) => `  gate ${gate.name}: ${gate.passed ? 'passed' : 'FAILED'} (${gate.command})`),
   ];
+}
+
+/** `branch: codeloop/task/x from 1a2b3c4d5e6f · 3 commits · 2 files changed, 9 insertions(+) (npx codeloop task diff x)`. */
+function renderGit(workflowId: string, git: TaskGit): string {
+  const progress = git.end ? `${git.end.commits} commits · ${git.end.diffstat}` : `${git.checkpoints.length} checkpoints so far`;
+  return `  branch: ${git.branch} from ${git.base.slice(0, 12)} · ${progress} (npx codeloop task diff ${workflowId})`;
 }
 
 function formatUsage(usage: TaskResult['usage']): string {

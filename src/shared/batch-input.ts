@@ -20,7 +20,7 @@ export const TaskIdSchema = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be 1-64 letters, digits, dots, dashes or underscores');
 
 /** Task input fields the batch sets for each task itself: a default for one would be silently overwritten. */
-const SET_PER_TASK = new Set(['title', 'description', 'workspace', 'hostQueue']);
+const SET_PER_TASK = new Set(['title', 'description', 'workspace', 'hostQueue', 'git']);
 
 /**
  * `taskDefaults` go into every child's task input, so each key must be a task input field and each value valid for

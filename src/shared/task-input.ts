@@ -19,6 +19,7 @@ export const MaxIterationsSchema = z.number().int().min(1).max(1000);
 export const ComplexitySchema = z.number().int().min(1).max(5);
 /** Whether the task's commands may use the network: `on` shares the worker's network with the sandbox. */
 export const NetworkSchema = z.enum(['off', 'on']);
+export const GIT_MODES = ['branch', 'in-place'] as const;
 /** Names of worker environment variables the task's commands may see, beyond the sandbox's allow-list. */
 export const EnvNamesSchema = z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')).max(100);
 
@@ -65,6 +66,12 @@ export const TaskInputFieldsSchema = objectWithKnownKeys({
    * fails now that did not (no new failing test, no new error line). `strict`: every gate must pass.
    */
   gates: z.enum(GATE_MODES).default('no-regressions'),
+  /**
+   * `branch`: work in a worktree on `codeloop/task/<task-id>` cut from the checkout's `HEAD`, with a commit per
+   * iteration that changed files, never touching the checkout; `in-place`: edit the workspace itself. A workspace
+   * that is not a git repository works in place either way.
+   */
+  git: z.enum(GIT_MODES).default('branch'),
   /** Questions answered in an earlier run of this task; they go into the task layer of the prompt. */
   answers: z.array(objectWithKnownKeys({ question: z.string(), answer: z.string() })).default([]),
 });

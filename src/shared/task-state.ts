@@ -2,6 +2,7 @@ import type { Blocker, RejectedAnswer } from './blockers.js';
 import type { CommandAccess, SandboxMode } from './command-access.js';
 import type { Usage } from './conversation.js';
 import type { GateResult } from './gates.js';
+import type { TaskGit } from './git-trail.js';
 import type { SpendByPurpose } from './models.js';
 
 /** `CodeloopStatus` values. */
@@ -42,6 +43,8 @@ export interface TaskResult {
   runs: number;
   /** Whether the worker ran the task's commands in its sandbox (`off` only with `CODELOOP_SANDBOX=off`). */
   sandbox?: SandboxMode;
+  /** The task's branch, its checkpoints and, once it ended, its commits and diffstat (`git: "branch"`). */
+  git?: TaskGit;
 }
 
 /** What `getState` returns. */
@@ -65,6 +68,7 @@ export interface TaskStateSnapshot {
   hostId?: string;
   /** Whether the workspace's worker runs the task's commands in its sandbox; known once the workspace is bound. */
   sandbox?: SandboxMode;
+  git?: TaskGit;
   /** Whether the task's commands may use the network (its `network` input). */
   network: CommandAccess['network'];
   runs: number;

@@ -28,9 +28,11 @@ export async function agentTaskWorkflow(rawInput: unknown, carry?: TaskCarry): P
     if (isCancellation(error)) {
       await CancellationScope.nonCancellable(async () => {
         run.settle('cancelled');
+        await run.endTrail('cancelled');
         await parent?.finished('cancelled', run.desk.answeredQuestions());
       });
     } else if (!(error instanceof ContinueAsNew)) {
+      await run.endTrail('failed');
       await parent?.finished('failed', run.desk.answeredQuestions(), undefined, error);
     }
     throw error;

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from 'vitest';
@@ -10,20 +10,14 @@ import { fillIn, readmeBlocks, readmeCommand, readmeShellBlock, runShell } from 
 import { scheduledRuns as scheduledRunsOf } from '../support/schedules.js';
 import { useTaskHarness } from '../support/task-harness.js';
 import { uniqueName } from '../support/temporal.js';
-import { fileOnBranch, makeGitRepo, makeWorkspace } from '../support/workspace.js';
+import { fileOnBranch, gitUser, makeGitRepo, makeWorkspace } from '../support/workspace.js';
 
 /**
  * The README's commands, taken from README.md and run with bash as written. Only placeholders change: paths, ids,
  * and the task queue (`codeloop` becomes this file's own queue on the shared test server).
  */
 const harness = useTaskHarness('readme');
-const env = () => ({
-  CODELOOP_TASK_QUEUE: harness.taskQueue,
-  GIT_AUTHOR_NAME: 'operator',
-  GIT_AUTHOR_EMAIL: 'operator@localhost',
-  GIT_COMMITTER_NAME: 'operator',
-  GIT_COMMITTER_EMAIL: 'operator@localhost',
-});
+const env = () => ({ CODELOOP_TASK_QUEUE: harness.taskQueue, ...gitUser('operator') });
 const onOurQueue: [string, string] = ['--task-queue codeloop', `--task-queue ${harness.taskQueue}`];
 
 /** The batches a schedule started, once the first shows in visibility. */
@@ -197,4 +191,52 @@ test("the README's planning commands: codeloop plan, the approval, plan show, an
   const batch = await result(batchWorkflowId);
   expect(batch.status).toBe('completed');
   expect(fileOnBranch(raw, batch.integrationBranch!, 'cli.py')).toBe('CLI = 1\n');
+}, 180_000);
+
+test("the README's git trail commands: task diff, rollback, apply, push and batch push, as written", async () => {
+  harness.fake.setResponder(
+    byTask({
+      'Task model': byTurn([
+        { toolCalls: [{ name: 'create_file', input: { path: 'task.py', content: 'TASK = 1\n' } }] },
+        { toolCalls: [{ name: 'edit_file', input: { path: 'task.py', edits: [{ search: 'TASK = 1', replace: 'TASK = 2' }] } }] },
+        { toolCalls: [{ name: 'edit_file', input: { path: 'task.py', edits: [{ search: 'TASK = 2', replace: 'TASK = 3' }] } }] },
+        { text: 'model done' },
+      ]),
+    }),
+  );
+  const repo = myRepo();
+  const origin = path.join(path.dirname(repo), 'origin.git');
+  await runShell(`git init -q --bare ${origin} && git -C ${repo} remote add origin ${origin}`);
+  const id = uniqueName('readme-trail');
+  await runShell(`npx codeloop task start --workspace ${repo} --title "Task model" "Add the task model" --id ${id}`, env());
+  await harness.temporal.client.workflow.getHandle(id).result();
+  const line = (prefix: string, names: [string, string][] = [['<workflow-id>', id]]) =>
+    fillIn(readmeCommand(prefix).replace(/\s+#.*$/, ''), names);
+
+  expect((await runShell(line('npx codeloop task diff').replace(' [--stat]', ''), env())).stdout).toContain('+TASK = 3');
+  expect((await runShell(line('npx codeloop task rollback'), env())).stdout).toContain('now at iteration 3');
+  expect((await runShell(`cd ${repo} && git show codeloop/task/${id}:task.py`)).stdout).toBe('TASK = 3\n');
+  await runShell(line('npx codeloop task apply'), env());
+  expect(readFileSync(path.join(repo, 'task.py'), 'utf8')).toBe('TASK = 3\n');
+  await runShell(fillIn(line('npx codeloop task push'), [['origin', origin]]), env());
+  expect((await runShell(`git -C ${origin} rev-parse --verify codeloop/task/${id}`)).stdout.trim()).toMatch(/^[0-9a-f]{40}$/);
+
+  harness.fake.setResponder(readmeTasks());
+  const batchId = uniqueName('readme-push');
+  await runShell(
+    fillIn(readmeCommand('temporal workflow start --type batchConductorWorkflow'), [
+      onOurQueue,
+      ['/abs/path/my-repo', repo],
+      ['my-batch', batchId],
+    ]),
+  );
+  const batch = await result(batchId);
+  await runShell(
+    line('npx codeloop batch push', [
+      ['<batch-id>', batchId],
+      ['origin', origin],
+    ]),
+    env(),
+  );
+  expect((await runShell(`git -C ${origin} rev-parse --verify ${batch.integrationBranch}`)).stdout.trim()).toMatch(/^[0-9a-f]{40}$/);
 }, 180_000);

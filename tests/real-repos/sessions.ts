@@ -108,7 +108,7 @@ export function describeRealRepo(scenario: RealRepoScenario): void {
             return { text: 'Changed as asked.' };
           },
         );
-        const handle = await harness.start({ description: `a small change to ${file}`, workspace });
+        const handle = await harness.start({ description: `a small change to ${file}`, workspace, git: 'in-place' });
         const result = (await handle.result()) as TaskResult;
 
         expect(result.status).toBe('completed');
@@ -142,7 +142,7 @@ export function describeRealRepo(scenario: RealRepoScenario): void {
           },
           { text: 'Reverted my change.' },
         );
-        const handle = await harness.start({ description: `a change to ${file} that turns out wrong`, workspace });
+        const handle = await harness.start({ description: `a change to ${file} that turns out wrong`, workspace, git: 'in-place' });
         const result = (await handle.result()) as TaskResult;
 
         const heading = scenario.failingBefore.length ? 'New failures, since the task started' : 'Failing tests';

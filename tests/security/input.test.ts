@@ -111,7 +111,13 @@ describe('workspace: refused by name in the schema, and by its real path when bo
     const checkout = realpathSync(makeWorkspace());
     const link = path.join(makeWorkspace(), 'link');
     symlinkSync(checkout, link);
-    expect(await bindWorkspace(link)).toEqual({ hostId: 'host-a', hostQueue: 'codeloop@host-a', workspace: checkout, sandbox: 'on' });
+    expect(await bindWorkspace(link)).toEqual({
+      hostId: 'host-a',
+      hostQueue: 'codeloop@host-a',
+      workspace: checkout,
+      sandbox: 'on',
+      inGitRepo: false,
+    });
   });
 });
 

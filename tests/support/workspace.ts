@@ -25,6 +25,14 @@ export function snapshotTree(dir: string, prefix = ''): Record<string, string> {
 }
 
 /** A scratch git repository with the given files committed on `main`. */
+/** A git identity for commands a test runs as the user would (merges, commits), whatever the host's git config. */
+export const gitUser = (name: string) => ({
+  GIT_AUTHOR_NAME: name,
+  GIT_AUTHOR_EMAIL: `${name}@localhost`,
+  GIT_COMMITTER_NAME: name,
+  GIT_COMMITTER_EMAIL: `${name}@localhost`,
+});
+
 export function makeGitRepo(files: Record<string, string> = { 'README.md': '# repo\n' }): string {
   const dir = makeWorkspace(files);
   const git = (...args: string[]) =>

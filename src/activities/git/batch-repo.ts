@@ -3,6 +3,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { ErrorType } from '../../shared/errors.js';
+import { dependencyLinks, linkDependencies } from '../dependency-links.js';
 import { git, tryGit } from './run-git.js';
 
 /**
@@ -94,17 +95,29 @@ const taskWorktree = (repo: string, batchId: string, taskId: string, worktreesDi
 async function addTaskWorktree(repo: string, batchId: string, worktree: { path: string; branch: string }): Promise<void> {
   await mkdir(path.dirname(worktree.path), { recursive: true });
   const add = ['worktree', 'add', '-B', worktree.branch, worktree.path, branchFor(batchId, 'integration')];
-  if ((await tryGit(repo, add)).ok) return;
-  await tryGit(repo, ['worktree', 'prune']);
-  await git(repo, add);
+  if (!(await tryGit(repo, add)).ok) {
+    await tryGit(repo, ['worktree', 'prune']);
+    await git(repo, add);
+  }
+  await linkRepoDependencies(repo, worktree.path);
+}
+
+/** The checkout's installed dependencies, linked into a worktree of it (see `linkDependencies`). */
+export function linkRepoDependencies(repo: string, worktree: string): Promise<string[]> {
+  return linkDependencies(repo, worktree, async (name) => (await tryGit(repo, ['check-ignore', '-q', `${name}/`])).ok);
 }
 
 /** Commits whatever the task left in its worktree; nothing to commit is fine. */
 export async function commitTaskWork(input: { path: string; message: string }): Promise<void> {
-  await git(input.path, ['add', '-A']);
-  const commit = await tryGit(input.path, ['commit', '-q', '-m', input.message]);
-  if (commit.ok || (await tryGit(input.path, ['diff', '--cached', '--quiet'])).ok) return;
-  throw new Error(`git commit failed in ${input.path}: ${commit.stderr || commit.stdout}`);
+  await commitAll(input.path, input.message);
+}
+
+/** `git add -A` and a commit of everything; false when there was nothing to commit. */
+export async function commitAll(worktree: string, message: string): Promise<boolean> {
+  await git(worktree, ['add', '-A', '--', '.', ...dependencyLinks(worktree).map((name) => `:!${name}`)]);
+  if ((await tryGit(worktree, ['diff', '--cached', '--quiet'])).ok) return false;
+  await git(worktree, ['commit', '-q', '-m', message]);
+  return true;
 }
 
 export type MergeOutcome = { merged: true; commit: string } | { merged: false; conflicts: string[] };

@@ -8,15 +8,18 @@ import {
   type MergeOutcome,
   type PreparedWorktree,
 } from './batch-repo.js';
+import type { GitTrailEnd } from '../../shared/git-trail.js';
 import { integrateTask, type IntegrateRequest } from './integrate-task.js';
+import { checkpointTask, finishTaskBranch, startTaskBranch, type TaskBranchStart } from './task-branch.js';
 import { integrateTasks, type IntegrateTasksRequest, type IntegrateTasksResult } from './integrate-tasks.js';
 
 export type { BatchRepo, PreparedWorktree } from './batch-repo.js';
 export type { IntegrateTasksRequest, IntegrateTasksResult } from './integrate-tasks.js';
 
 /**
- * The batch's git steps, each idempotent so a retried activity is safe: worktrees, commits, merges. Worktrees go
- * under `worktreesDir` when the worker has one (`CODELOOP_WORKTREES_DIR`), otherwise beside each repository.
+ * The git steps of batches and of tasks with a branch of their own, each idempotent so a retried activity is safe:
+ * worktrees, commits, merges. Worktrees go under `worktreesDir` when the worker has one (`CODELOOP_WORKTREES_DIR`),
+ * otherwise beside each repository.
  */
 export function createGitActivities({ worktreesDir }: { worktreesDir?: string } = {}) {
   return {
@@ -36,5 +39,10 @@ export function createGitActivities({ worktreesDir }: { worktreesDir?: string } 
       withHeartbeat(() => removeWorktree(input.repo, input.path)),
     removeTaskWorktrees: (input: { repo: string; paths: string[] }): Promise<void> =>
       withHeartbeat(() => removeWorktrees(input.repo, input.paths)),
+    startTaskBranch: (input: { workspace: string; taskId: string }): Promise<TaskBranchStart> =>
+      withHeartbeat(() => startTaskBranch(input, worktreesDir)),
+    checkpointTask: (input: { worktree: string; iteration: number }): Promise<{ commit?: string }> =>
+      withHeartbeat(() => checkpointTask(input)),
+    finishTaskBranch: (input: Parameters<typeof finishTaskBranch>[0]): Promise<GitTrailEnd> => withHeartbeat(() => finishTaskBranch(input)),
   };
 }

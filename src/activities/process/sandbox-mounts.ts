@@ -1,3 +1,4 @@
+import { dependencyMounts } from '../dependency-links.js';
 import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 
@@ -100,7 +101,8 @@ export function privateEntries(root: string, depth: number): { file: string; dir
 /**
  * Binds for a git checkout's metadata: the workspace's `.git` read-only, so nothing the agent runs can plant a hook
  * or a config entry that codeloop's own git (outside the sandbox) would run; for a worktree, whose `.git` is a file,
- * the repository's shared metadata read-only too, so `git status` and `git diff` still work inside.
+ * the repository's shared metadata read-only too, so `git status` and `git diff` still work inside, and the
+ * repository's installed dependencies its worktree links to (see `linkDependencies`).
  */
 export function gitMounts(workspace: string): string[] {
   const dotGit = path.join(workspace, '.git');
@@ -114,7 +116,9 @@ export function gitMounts(workspace: string): string[] {
   const worktreeDir = path.resolve(workspace, gitdir);
   const commonFile = path.join(worktreeDir, 'commondir');
   const common = existsSync(commonFile) ? path.resolve(worktreeDir, readFileSync(commonFile, 'utf8').trim()) : worktreeDir;
-  return isDirectory(common) ? [...file, '--ro-bind', common, common] : file;
+  if (!isDirectory(common)) return file;
+  const repo = path.basename(common) === '.git' ? path.dirname(common) : undefined;
+  return [...file, '--ro-bind', common, common, ...dependencyMounts(workspace, repo)];
 }
 
 function isDirectory(file: string): boolean {

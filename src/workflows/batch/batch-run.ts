@@ -23,7 +23,7 @@ import { BlockerDesk, type DeskCarry } from '../common/blocker-desk.js';
 import { SearchAttributeTracker } from '../common/search-attributes.js';
 import { workflowNow } from '../common/workflow-time.js';
 import { addReportedAnswers, readAnswersBeforeRerun } from './answers.js';
-import { gitActivities } from './batch-activities.js';
+import { gitActivities } from '../common/activities.js';
 import { renderBatchDetails } from './batch-details.js';
 import { buildBatchResult } from './batch-result.js';
 import { derivedBatchId, prepareBatch, workspaceOf, type RepoState } from './batch-setup.js';

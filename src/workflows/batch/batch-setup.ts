@@ -6,7 +6,7 @@ import { assertValidDag, type BatchInput, type BatchTask } from '../../shared/ba
 import type { BatchTaskState } from '../../shared/batch-state.js';
 import { applies } from '../common/patches.js';
 import { setupActivities } from '../common/setup-activities.js';
-import { gitActivities } from './batch-activities.js';
+import { gitActivities } from '../common/activities.js';
 
 /** One repository the batch works in: the host that holds it and its integration branch. */
 export interface RepoState {

@@ -16,6 +16,8 @@ export function childInput(batch: BatchInput, task: BatchTask, state: BatchTaskS
     description: withAcceptance(task),
     workspace: where.workspace,
     hostQueue: where.hostQueue,
+    // The batch gives each task its worktree and commits and merges it itself.
+    git: 'in-place' as const,
     ...(task.prd === undefined ? {} : { prd: task.prd }),
     ...(task.maxIterations === undefined ? {} : { maxIterations: task.maxIterations }),
     ...(task.complexity === undefined ? {} : { complexity: task.complexity }),

@@ -1,7 +1,7 @@
 import { isCancellation } from '@temporalio/workflow';
 import type { IntegrateTasksRequest } from '../../activities/git/index.js';
 import type { BatchTaskState } from '../../shared/batch-state.js';
-import { gitActivities } from './batch-activities.js';
+import { gitActivities } from '../common/activities.js';
 import type { MergeHost, Merger } from './merge-host.js';
 import type { WorktreeCleanup } from './worktree-cleanup.js';
 

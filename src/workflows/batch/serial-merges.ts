@@ -1,6 +1,6 @@
 import { isCancellation, log } from '@temporalio/workflow';
 import type { BatchTaskState } from '../../shared/batch-state.js';
-import { gitActivities } from './batch-activities.js';
+import { gitActivities } from '../common/activities.js';
 import type { MergeHost, Merger } from './merge-host.js';
 
 /**

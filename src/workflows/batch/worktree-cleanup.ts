@@ -1,5 +1,5 @@
 import { log } from '@temporalio/workflow';
-import { gitActivities } from './batch-activities.js';
+import { gitActivities } from '../common/activities.js';
 import type { InFlight } from './in-flight.js';
 
 /** Enough merged worktrees to remove in one activity while merges keep coming. */

@@ -38,3 +38,13 @@ export const commandActivities = proxyActivities<Activities>({
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   retry: { initialInterval: '2 seconds', maximumAttempts: 3 },
 });
+
+/**
+ * Worktrees, commits and merges, on the host that holds the repository. Each is safe to repeat; the heartbeat
+ * notices a dead host within 20 s.
+ */
+export const gitActivities = proxyActivities<Activities>({
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '20 seconds',
+  retry: { initialInterval: '1 second', maximumAttempts: 5 },
+});

@@ -1,5 +1,6 @@
 import type { WorkspaceBinding } from '../../activities/index.js';
 import type { Message } from '../../shared/conversation.js';
+import type { TaskGit } from '../../shared/git-trail.js';
 import { MAX_CORRECTION_ROUNDS } from '../../shared/gates.js';
 import type { ProjectContext } from '../../shared/project-context.js';
 import type { TaskInput } from '../../shared/task-input.js';
@@ -37,6 +38,8 @@ export interface RunState {
   /** Workflow time of the last successful tool call or answered blocker, for the stall watch. */
   lastProgressAt: number;
   stallRetries: number;
+  /** The task's branch and worktree, when it works on a branch of its own (`git: "branch"` in a repository). */
+  git?: TaskGit;
   /** Set once the task ends. */
   result?: TaskResult;
 }

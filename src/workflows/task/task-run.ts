@@ -32,6 +32,7 @@ import { withDeadline } from './stall-race.js';
 import { executeToolCalls, toToolResults, type ToolTarget } from '../common/tool-calls.js';
 import { describeBaseline, describeFailedGates, Verifier } from './verifier.js';
 import { SearchAttributeTracker } from '../common/search-attributes.js';
+import { TaskTrail } from './task-trail.js';
 import { publishCurrentDetails } from './visibility.js';
 
 /** Room for adaptive thinking and a whole new file in one turn; the spend caps count all of it. */
@@ -48,6 +49,7 @@ export class TaskRun implements PolicyHost {
   private readonly guards: Guards;
   private readonly verifier: Verifier;
   private readonly searchAttributes = new SearchAttributeTracker();
+  private readonly trail = new TaskTrail(() => this.state);
 
   constructor(
     readonly input: TaskInput,
@@ -110,10 +112,12 @@ export class TaskRun implements PolicyHost {
   private async prepare(): Promise<ToolTarget> {
     if (!this.state.binding || !this.state.project) {
       const pinned = this.input.hostQueue ? { taskQueue: this.input.hostQueue } : {};
-      this.state.binding = await setupActivities.bindWorkspace.executeWithOptions(
+      const binding = await setupActivities.bindWorkspace.executeWithOptions(
         { ...pinned, summary: `bind workspace ${this.input.workspace}` },
         [this.input.workspace],
       );
+      const ownBranch = binding.inGitRepo && this.input.git === 'branch' && applies('taskGitBranch');
+      this.state.binding = ownBranch ? await this.trail.start(binding) : binding;
       this.state.project = await fileActivities.describeWorkspace.executeWithOptions(
         { taskQueue: this.state.binding.hostQueue, summary: `describe workspace on ${this.state.binding.hostId}` },
         [this.state.binding.workspace],
@@ -251,6 +255,7 @@ export class TaskRun implements PolicyHost {
     }
     this.state.phase = phaseOf(executed) ?? this.state.phase;
     this.state.lastStep = executed[executed.length - 1].summary;
+    await this.trail.checkpoint(executed, target.hostQueue, this.state.iteration);
     const notes = await this.react(this.guards.afterTools(executed, this.state.iteration));
     this.state.messages.push({
       role: 'user',
@@ -300,6 +305,7 @@ export class TaskRun implements PolicyHost {
     const results = await this.verifier.run(target);
     if (results.every((result) => result.passed)) {
       this.guards.passed();
+      await this.trail.finish(`${this.input.title}\n\n${text}`, true);
       return this.complete(text);
     }
     this.state.correctionRounds += 1;
@@ -367,6 +373,16 @@ export class TaskRun implements PolicyHost {
     throw ApplicationFailure.nonRetryable(message, type, this.state.result);
   }
 
+  /** A task that failed or was cancelled keeps what it did on its branch: the rest is committed, the worktree goes. */
+  async endTrail(how: string): Promise<void> {
+    try {
+      await this.trail.finish(`${this.input.title} (${how})`, false);
+    } catch (error) {
+      log.warn("the task's worktree was left in place", { error: String(error) });
+    }
+    this.publish();
+  }
+
   settle(status: TaskStatus): void {
     this.terminal = status;
     this.publish();
@@ -391,6 +407,7 @@ export class TaskRun implements PolicyHost {
       costUsd: this.spend.costUsd,
       spendByPurpose: this.spend.byPurpose,
       gates: this.verifier.results,
+      git: this.state.git,
       runs,
       sandbox: binding?.sandbox,
     };

@@ -14,6 +14,9 @@ export function renderCurrentDetails(state: TaskStateSnapshot, extra: string[] =
     ...extra,
     state.lastStep ? `Last step: \`${state.lastStep}\`` : undefined,
     `Tokens: ${formatCount(usage.inputTokens)} in · ${formatCount(usage.outputTokens)} out · ${formatCount(usage.cacheReadTokens)} cache read · ${formatCount(usage.cacheWriteTokens)} cache write · $${state.costUsd.toFixed(4)}`,
+    state.git
+      ? `Branch: \`${state.git.branch}\` · ${state.git.end ? `${state.git.end.commits} commits · ${state.git.end.diffstat}` : `${state.git.checkpoints.length} checkpoints`}`
+      : undefined,
     state.filesChanged.length ? `Files changed: ${state.filesChanged.map((file) => `\`${file}\``).join(', ')}` : undefined,
     state.outline ? `Outline:\n${state.outline}` : undefined,
     state.gates.length
