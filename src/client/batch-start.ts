@@ -10,6 +10,7 @@ import { cliConfig, clientTaskQueue, withClient } from './session.js';
 export interface BatchStartOptions extends OutputOptions {
   maxParallel?: string;
   onFailure?: string;
+  deadline?: string;
   id?: string;
 }
 
@@ -17,7 +18,10 @@ export interface BatchStartOptions extends OutputOptions {
  * Reads a batch file (YAML or JSON), the same input `temporal workflow start --input` takes. Relative workspace
  * paths are taken from the file's directory, so a batch file can sit in the repository it describes.
  */
-export function readBatchFile(file: string, overrides: Partial<Record<'maxParallel' | 'onFailure', unknown>> = {}): BatchInput {
+export function readBatchFile(
+  file: string,
+  overrides: Partial<Record<'maxParallel' | 'onFailure' | 'deadline', unknown>> = {},
+): BatchInput {
   const text = readInputFile(file, 'the batch file');
   try {
     const raw = parseBatchFile(text, path.basename(file));
@@ -48,6 +52,7 @@ export async function startBatch(file: string, options: BatchStartOptions): Prom
   const input = readBatchFile(file, {
     maxParallel: options.maxParallel === undefined ? undefined : Number(options.maxParallel),
     onFailure: options.onFailure,
+    deadline: options.deadline,
   });
   const workflowId = options.id ?? `batch-${input.batchId ?? path.basename(file).replace(/\.[^.]+$/, '')}-${randomUUID().slice(0, 8)}`;
   await withClient(async (client, namespace) => {

@@ -75,6 +75,7 @@ export function renderBatchView(view: BatchView, now = Date.now()): string {
       `  ${MARK[task.status]} ${`${indent}${task.id}`.padEnd(width)}  ${task.status.padEnd(9)} ${took.padStart(7)} ${tokens.padStart(12)}  ${task.title}${after ? `  (${after})` : ''}`,
     );
     if (task.reason && task.status !== 'completed') lines.push(`      ${' '.repeat(width)}${task.reason}`);
+    for (const question of task.waitingFor ?? []) lines.push(`      ⏸ was waiting for: ${question.question}`);
     for (const blocker of task.blockedOn ?? [])
       lines.push(`      ⏸ ${blocker.question}  → npx codeloop blockers answer ${task.childWorkflowId} --blocker ${blocker.id} "…"`);
   }

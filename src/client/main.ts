@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { ConfigError } from '../config.js';
 import { cancelBatch } from './batch-cancel.js';
 import { followBatch } from './batch-follow.js';
+import { resumeBatch } from './batch-resume.js';
 import { startBatch } from './batch-start.js';
 import { showBatchStatus } from './batch-status.js';
 import { answerBlocker } from './blockers-answer.js';
@@ -172,6 +173,7 @@ export function buildProgram(): Command {
     .addOption(
       new Option('--on-failure <policy>', 'what a failed task does to the rest').choices(['skip-dependents', 'fail-fast', 'continue']),
     )
+    .option('--deadline <duration>', 'stop waiting after this long, e.g. 6h: running tasks are cancelled, pending ones skipped')
     .option('--id <workflowId>', 'workflow id (default: generated from the file name)')
     .addOption(json())
     .action(startBatch);
@@ -196,6 +198,17 @@ export function buildProgram(): Command {
     .action(cancelBatch);
 
   batch
+    .command('resume')
+    .description('start a new batch on what an ended batch left (from its integration branch), with answers to what it waited on')
+    .argument('<workflowId>')
+    .option('--answer <task=answer>', "the answer to a task's open question; repeat for several tasks", (value, all: string[] = []) => [
+      ...all,
+      value,
+    ])
+    .option('--id <workflowId>', 'workflow id of the new batch (default: <id>-resumed-<random>)')
+    .addOption(json())
+    .action(resumeBatch);
+  batch
     .command('push')
     .description("push the batch's integration branch to a remote")
     .argument('<workflowId>')
@@ -213,6 +226,7 @@ export function buildProgram(): Command {
     .option('--timezone <tz>', 'IANA time zone for the cron (default UTC)')
     .addOption(new Option('--overlap <policy>', 'when a run is still going').choices([...OVERLAP_CHOICES]).default('skip'))
     .option('--catchup-window <duration>', 'how late a missed run may still start', '1h')
+    .option('--deadline <duration>', "when each run stops waiting (default: the batch file's deadline, else 8h)")
     .addOption(json())
     .action(createSchedule);
   schedule.command('list').description('all schedules').addOption(json()).action(listSchedules);

@@ -21,6 +21,8 @@ export interface ReportRow {
   status: string;
   reason?: string;
   questions?: { blockerId: string; question: string; askedAt: string }[];
+  /** A batch stopped at its deadline: the questions its tasks were left waiting on, and how to resume with answers. */
+  unanswered?: { taskId: string; question: string; resume: string }[];
   summary?: string;
   tokens: number;
   costUsd: number;
@@ -150,10 +152,20 @@ async function describeExecution(client: Client, execution: WorkflowExecutionInf
     if (kind === 'batch') {
       const result = (await handle.result()) as BatchResult;
       const counts = result.totals.tasks;
+      const unanswered = result.tasks.flatMap((task) =>
+        (task.waitingFor ?? []).map(({ question }) => ({
+          taskId: task.id,
+          question,
+          resume: `npx codeloop batch resume ${execution.workflowId} --answer ${task.id}="…"`,
+        })),
+      );
       return {
         ...base,
         status: result.status,
-        summary: `${counts.completed}/${result.tasks.length} tasks completed, ${counts.failed} failed, ${counts.skipped} skipped`,
+        summary:
+          `${counts.completed}/${result.tasks.length} tasks completed, ${counts.failed} failed, ${counts.skipped} skipped` +
+          (result.status === 'deadline' ? `, ${counts.cancelled} stopped at the ${result.deadline} deadline` : ''),
+        ...(unanswered.length ? { unanswered } : {}),
         tokens: tokensOf(result.totals.usage),
         costUsd: result.totals.costUsd,
       };
@@ -223,6 +235,15 @@ export function renderReport(report: Report, now = Date.now()): string {
       row.questions!.map(
         (q) => `  ${row.workflowId}  ${q.blockerId} (${formatDuration(now - Date.parse(q.askedAt))}): ${q.question.replace(/\s+/g, ' ')}`,
       ),
+  );
+  section(
+    'stopped at their deadline, waiting for you (answer, then resume the rest):',
+    report.rows.filter((row) => row.unanswered?.length),
+    (row) =>
+      row.unanswered!.flatMap((item) => [
+        `  ${row.workflowId}  ${item.taskId}: ${item.question.replace(/\s+/g, ' ')}`,
+        `    ${item.resume}`,
+      ]),
   );
   section(
     'completed:',

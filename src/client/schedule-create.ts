@@ -1,7 +1,9 @@
 import type { ScheduleOverlapPolicy } from '@temporalio/client';
 import type { batchConductorWorkflow } from '../workflows/index.js';
 import { readBatchFile } from './batch-start.js';
-import { CliError, emit, type OutputOptions } from './output.js';
+import { parseBatchInput } from '../shared/batch-input.js';
+import { SCHEDULED_BATCH_DEADLINE } from '../shared/constants.js';
+import { CliError, emit, parseOrExplain, type OutputOptions } from './output.js';
 import { clientTaskQueue, withClient } from './session.js';
 
 export const OVERLAP_CHOICES = ['skip', 'buffer-one', 'buffer-all', 'cancel-other', 'terminate-other', 'allow-all'] as const;
@@ -13,6 +15,7 @@ export interface ScheduleCreateOptions extends OutputOptions {
   timezone?: string;
   overlap: string;
   catchupWindow: string;
+  deadline?: string;
 }
 
 /**
@@ -21,7 +24,9 @@ export interface ScheduleCreateOptions extends OutputOptions {
  * Each run's workflow id is NAME plus the scheduled time, and so is its batch id.
  */
 export async function createSchedule(name: string, options: ScheduleCreateOptions): Promise<void> {
-  const input = readBatchFile(options.batch);
+  const file = readBatchFile(options.batch);
+  // A night, not days: each run stops waiting at its deadline unless the batch file or --deadline sets another.
+  const input = parseOrExplain(parseBatchInput, { ...file, deadline: options.deadline ?? file.deadline ?? SCHEDULED_BATCH_DEADLINE });
   const taskQueue = clientTaskQueue();
   await withClient(async (client) => {
     try {
@@ -55,11 +60,12 @@ export async function createSchedule(name: string, options: ScheduleCreateOption
         timezone: options.timezone ?? 'UTC',
         overlap: options.overlap,
         catchupWindow: options.catchupWindow,
+        deadline: input.deadline,
         nextRun: next,
         taskQueue,
       },
       (value) =>
-        `created schedule ${value.scheduleId}: "${value.cron}" (${value.timezone}), overlap ${value.overlap}, catch-up window ${value.catchupWindow}\n  next run: ${value.nextRun ?? 'none'}\n  run it now: npx codeloop schedule trigger ${value.scheduleId}`,
+        `created schedule ${value.scheduleId}: "${value.cron}" (${value.timezone}), overlap ${value.overlap}, catch-up window ${value.catchupWindow}, each run stops at ${value.deadline}\n  next run: ${value.nextRun ?? 'none'}\n  run it now: npx codeloop schedule trigger ${value.scheduleId}`,
     );
   });
 }

@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
+import { DurationSchema } from './blockers.js';
 import { dagProblems } from './dag.js';
 import { ModelsSchema } from './models.js';
 import { ErrorType } from './errors.js';
@@ -61,6 +62,8 @@ export const BatchTaskSchema = objectWithKnownKeys({
   complexity: ComplexitySchema.optional(),
   network: NetworkSchema.optional(),
   env: EnvNamesSchema.optional(),
+  /** Questions answered for this task before (`codeloop batch resume --answer`); they go into its prompt. */
+  answers: z.array(objectWithKnownKeys({ question: z.string(), answer: z.string() })).optional(),
   /** Checkable criteria the task must meet; they join its description. A plan writes them. */
   acceptance: z.array(z.string().trim().min(1)).optional(),
   /** The paths the task expects to touch, as a plan foresaw them; informational. */
@@ -87,6 +90,11 @@ export const BatchInputSchema = objectWithKnownKeys({
   /** What every task's commands may reach, unless `taskDefaults` or the task itself says otherwise. */
   network: NetworkSchema.optional(),
   env: EnvNamesSchema.optional(),
+  /**
+   * How long the batch may run, e.g. `6h`. At the deadline running and blocked tasks are cancelled, pending ones
+   * skipped, and the batch ends with what each was waiting for. Default: none; 8h for a batch a schedule started.
+   */
+  deadline: DurationSchema.optional(),
   /** Models per purpose for every task, unless `taskDefaults` or the task names its own. */
   models: ModelsSchema.optional(),
   /** Task input fields every task gets unless it sets its own (approval, blockerTimeout, model, ...). */

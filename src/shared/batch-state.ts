@@ -25,6 +25,8 @@ export interface BatchTaskState {
   costUsd?: number;
   spendByPurpose?: SpendByPurpose;
   reason?: string;
+  /** The questions the task was still waiting on when the batch's deadline stopped it. */
+  waitingFor?: { id: string; question: string }[];
   /** Open questions of the running child, reported by the child itself. */
   blockedOn?: { id: string; question: string }[];
   /** What humans answered the task's earlier runs; a re-run starts with them in its prompt. */
@@ -54,7 +56,7 @@ export type FinishedReport = Extract<ChildReport, { kind: 'finished' }>;
 
 export interface BatchStateSnapshot {
   batchId: string;
-  status: 'running' | 'blocked' | 'completed' | 'failed' | 'cancelled';
+  status: 'running' | 'blocked' | 'completed' | 'failed' | 'cancelled' | 'deadline';
   onFailure: BatchInput['onFailure'];
   maxParallel: number;
   integrationBranch?: string;
@@ -68,11 +70,14 @@ export interface BatchStateSnapshot {
 
 export interface BatchResult {
   batchId: string;
-  status: 'completed' | 'failed' | 'cancelled';
+  /** `deadline`: the batch stopped at its deadline, with tasks still running or waiting (see each task's `waitingFor`). */
+  status: 'completed' | 'failed' | 'cancelled' | 'deadline';
+  /** The deadline the batch ran under, e.g. `8h`. */
+  deadline?: string;
   integrationBranch?: string;
   tasks: (Pick<
     BatchTaskState,
-    'id' | 'title' | 'status' | 'branch' | 'iterations' | 'usage' | 'costUsd' | 'spendByPurpose' | 'reason' | 'attempts'
+    'id' | 'title' | 'status' | 'branch' | 'iterations' | 'usage' | 'costUsd' | 'spendByPurpose' | 'reason' | 'attempts' | 'waitingFor'
   > & {
     startedAt?: string;
     endedAt?: string;

@@ -22,6 +22,9 @@ export const DEFAULT_PLANNING_MODEL = 'claude-opus-5-5';
 /** Compaction summaries: a small, cheap model; they are called often and only condense (`CODELOOP_MODEL_SUMMARY`). */
 export const DEFAULT_SUMMARY_MODEL = 'claude-haiku-5';
 
+/** A scheduled batch with no `deadline` of its own stops waiting after this long: a night, not days. */
+export const SCHEDULED_BATCH_DEADLINE = '8h';
+
 /** Iteration budget: 30 by default; CodeFRAME scales it by complexity between 15 and 100. */
 export const DEFAULT_MAX_ITERATIONS = 30;
 

@@ -109,6 +109,7 @@ test("the operator walkthrough, from tonight's tasks to the morning report, runs
   const runs = await scheduledRuns(name);
   expect(runs.length).toBeGreaterThanOrEqual(1);
   const batch = await result(runs[0]!);
+  expect(batch.deadline).toBe('8h');
   expect(batch.tasks.map((task) => [task.id, task.status])).toEqual([
     ['model', 'completed'],
     ['cli', 'completed'],
@@ -129,7 +130,8 @@ test("the operator walkthrough, from tonight's tasks to the morning report, runs
   );
   await runShell(`npx codeloop schedule trigger ${rawName}`, env());
   const [rawRun] = await scheduledRuns(rawName);
-  expect((await result(rawRun!)).status).toBe('completed');
+  // Scheduled without a deadline of its own: the night's default, from the workflow's TemporalScheduledById.
+  expect(await result(rawRun!)).toMatchObject({ status: 'completed', deadline: '8h' });
   for (const schedule of [name, rawName]) await runShell(`npx codeloop schedule delete ${schedule}`, env());
 }, 240_000);
 

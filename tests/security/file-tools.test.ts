@@ -69,8 +69,17 @@ const SWAPPER = `
   process.stdout.write(String(swaps));
 `;
 
-/** Makes `count` calls one after another while `entry` keeps being swapped for a symlink to `target`. */
-async function raceSwapping(entry: string, target: string, count: number, call: (index: number) => Promise<ToolOutcome>) {
+/**
+ * Makes `count` calls one after another while `entry` keeps being swapped for a symlink to `target`, and more (up to
+ * ten times as many) until `enough` holds: on a loaded machine a whole run of calls can meet the swapped state.
+ */
+async function raceSwapping(
+  entry: string,
+  target: string,
+  count: number,
+  call: (index: number) => Promise<ToolOutcome>,
+  enough: (results: ToolOutcome[]) => boolean = () => true,
+) {
   const stopFile = `${entry}.stop`;
   const child = spawn(process.execPath, ['-e', SWAPPER, entry, target, stopFile], { stdio: ['ignore', 'pipe', 'inherit'] });
   let output = '';
@@ -80,7 +89,7 @@ async function raceSwapping(entry: string, target: string, count: number, call: 
   await started;
   const results: ToolOutcome[] = [];
   try {
-    for (let index = 0; index < count; index++) results.push(await call(index));
+    for (let index = 0; index < count || (!enough(results) && index < count * 10); index++) results.push(await call(index));
   } finally {
     writeFileSync(stopFile, '');
     await exited;
@@ -98,22 +107,30 @@ describe('a directory swapped for a symlink while the tools work', () => {
   test('400 create_file calls write nothing outside, and every file they report is inside', async () => {
     const workspace = makeWorkspace({ 'shared/keep.txt': 'kept\n' });
     const outside = makeOutside();
-    const race = await raceSwapping(path.join(workspace, 'shared'), outside, 400, (index) =>
-      createWorkspaceFile(workspace, { path: `shared/file-${index}.txt`, content: `${index}\n` }),
+    const race = await raceSwapping(
+      path.join(workspace, 'shared'),
+      outside,
+      400,
+      (index) => createWorkspaceFile(workspace, { path: `shared/file-${index}.txt`, content: `${index}\n` }),
+      (results) => results.some((result) => !result.isError),
     );
     expect(race.swaps).toBeGreaterThan(10);
     expect(readdirSync(outside)).toEqual([]);
     const created = race.results.filter((result) => !result.isError);
     expect(created.length).toBeGreaterThan(0);
-    expect(created.length).toBeLessThan(400);
+    expect(created.length).toBeLessThan(race.results.length);
     expect(findRegularFiles(workspace, /^file-\d+\.txt$/)).toHaveLength(created.length);
   });
 
   test('200 edit_file calls never change the file of the same name outside', async () => {
     const workspace = makeWorkspace({ 'shared/notes.txt': 'count = 0\n' });
     const outside = makeOutside({ 'notes.txt': 'count = 0\n' });
-    const race = await raceSwapping(path.join(workspace, 'shared'), outside, 200, () =>
-      editWorkspaceFile(workspace, { path: 'shared/notes.txt', edits: [{ search: 'count = 0', replace: 'count = 0\nedited' }] }),
+    const race = await raceSwapping(
+      path.join(workspace, 'shared'),
+      outside,
+      200,
+      () => editWorkspaceFile(workspace, { path: 'shared/notes.txt', edits: [{ search: 'count = 0', replace: 'count = 0\nedited' }] }),
+      (results) => results.some((result) => !result.isError),
     );
     expect(race.swaps).toBeGreaterThan(10);
     expect(readFileSync(path.join(outside, 'notes.txt'), 'utf8')).toBe('count = 0\n');

@@ -7,6 +7,7 @@ import { countByStatus } from './scheduler.js';
 export interface BatchFacts {
   batchId: string;
   status: BatchResult['status'];
+  deadline?: string;
   integrationBranch?: string;
   states: BatchTaskState[];
   startedAt: number;
@@ -23,6 +24,7 @@ export function buildBatchResult(facts: BatchFacts): BatchResult {
   return {
     batchId: facts.batchId,
     status: facts.status,
+    ...(facts.deadline ? { deadline: facts.deadline } : {}),
     integrationBranch: facts.integrationBranch,
     tasks: states.map((state) => ({
       id: state.id,
@@ -35,6 +37,7 @@ export function buildBatchResult(facts: BatchFacts): BatchResult {
       costUsd: state.costUsd,
       spendByPurpose: state.spendByPurpose,
       reason: state.reason,
+      ...(state.waitingFor ? { waitingFor: state.waitingFor } : {}),
       startedAt: iso(state.startedAt),
       endedAt: iso(state.endedAt),
       durationMs: duration(state) || undefined,

@@ -35,6 +35,7 @@ import type { MergeHost, Merger, TaskPlace } from './merge-host.js';
 import { MergeQueue } from './merge-queue.js';
 import { countByStatus, isActive, isSettled, readyOnceMerged, readyTasks, reviveForRetry, skipDependents } from './scheduler.js';
 import { SerialMerges } from './serial-merges.js';
+import { DeadlineWatch, deadlineAt, deadlineOf } from './deadline.js';
 import * as lifecycle from './task-lifecycle.js';
 import { WorktreeCleanup } from './worktree-cleanup.js';
 
@@ -51,6 +52,8 @@ export interface BatchCarry {
   inbox: InboxItem[];
   runs: number;
   startedAt: number;
+  /** When the batch stops waiting, fixed by its first run; absent without a deadline. */
+  deadlineAt?: number;
 }
 
 type InboxItem = { taskId: string; report: ChildReport };
@@ -85,6 +88,7 @@ export class BatchRun implements MergeHost {
   private readonly answersFromReports: boolean;
   /** `CodeloopStatus` kept current; `CodeloopPhase` for a batch is always `conducting`. */
   private readonly searchAttributes = new SearchAttributeTracker();
+  private readonly deadline: DeadlineWatch;
 
   constructor(
     private readonly input: BatchInput,
@@ -100,6 +104,7 @@ export class BatchRun implements MergeHost {
     this.inbox = carry?.inbox ?? [];
     this.runs = (carry?.runs ?? 0) + 1;
     this.startedAt = carry?.startedAt ?? workflowNow();
+    this.deadline = new DeadlineWatch(carry ? carry.deadlineAt : deadlineAt(input, this.startedAt));
     this.merges = applies('batchMergesTogether') ? new MergeQueue(this, new WorktreeCleanup(this.inFlight)) : new SerialMerges(this);
     this.answersFromReports = applies('batchAnswersFromReports');
   }
@@ -107,10 +112,12 @@ export class BatchRun implements MergeHost {
   async execute(): Promise<BatchResult> {
     upsertSearchAttributes([{ key: batchIdKey, value: this.batchId }]);
     if (this.states.length === 0) await this.prepare();
+    this.deadline.start();
     this.publish();
     for (;;) {
       while (this.inbox.length > 0) await this.handle(this.inbox.shift()!);
       this.rethrowFault();
+      if (this.deadline.due && this.outcome !== 'deadline') await this.stopAtDeadline();
       if (this.done()) return this.finish();
       if (this.continueAsNewDue()) {
         // Merges in flight finish first (seconds); a merge waiting on a human postpones continue-as-new instead.
@@ -120,7 +127,14 @@ export class BatchRun implements MergeHost {
       }
       this.startReady();
       this.publish();
-      await condition(() => this.inbox.length > 0 || this.startable() || this.done() || this.inFlight.fault !== undefined);
+      await condition(
+        () =>
+          this.inbox.length > 0 ||
+          this.startable() ||
+          this.done() ||
+          this.inFlight.fault !== undefined ||
+          (this.deadline.due && this.outcome !== 'deadline'),
+      );
     }
   }
 
@@ -142,7 +156,12 @@ export class BatchRun implements MergeHost {
   }
 
   private startable(): boolean {
-    return this.slots() > 0 && readyTasks(this.states, this.input.onFailure).length > 0 && this.outcome !== 'failed';
+    return this.slots() > 0 && readyTasks(this.states, this.input.onFailure).length > 0 && !this.stopping();
+  }
+
+  /** `fail-fast` after a failure, or past the deadline: nothing new starts. */
+  private stopping(): boolean {
+    return this.outcome === 'failed' || this.outcome === 'deadline';
   }
 
   private slots(): number {
@@ -154,7 +173,7 @@ export class BatchRun implements MergeHost {
    * starts run on their own, so a slow worktree never delays noticing the next task that becomes ready.
    */
   private startReady(): void {
-    if (this.outcome === 'failed') return;
+    if (this.stopping()) return;
     const ready = readyTasks(this.states, this.input.onFailure).slice(0, Math.max(0, this.slots()));
     for (const state of ready) {
       lifecycle.start(state);
@@ -183,6 +202,8 @@ export class BatchRun implements MergeHost {
         { repo: repo.repo, batchId: this.batchId, taskId: task.id, fresh: state.attempts > 0 },
       ]));
     this.worktrees[task.id] = worktree.path;
+    // The deadline came while the worktree was cut.
+    if (state.status !== 'running') return;
     lifecycle.beginAttempt(state, worktree.branch);
     const child = await startChild<typeof agentTaskWorkflow>('agentTaskWorkflow', {
       workflowId: state.childWorkflowId,
@@ -194,6 +215,7 @@ export class BatchRun implements MergeHost {
       staticDetails: task.description,
     });
     lifecycle.childStarted(state);
+    if (this.outcome === 'deadline') void this.cancelChild(state);
     // The child reports its own end by signal; this catches the ends it cannot report (terminated, timed out).
     child.result().then(
       () => undefined,
@@ -218,7 +240,8 @@ export class BatchRun implements MergeHost {
   }
 
   retry(taskId: string): void {
-    const problem = reviveForRetry(this.states, taskId);
+    // Past the deadline nothing starts again; `codeloop batch resume` starts a new batch for what is left.
+    const problem = this.outcome === 'deadline' ? 'the batch is past its deadline' : reviveForRetry(this.states, taskId);
     if (problem) log.warn('retryTask ignored', { taskId, problem });
     this.publish();
   }
@@ -281,7 +304,9 @@ export class BatchRun implements MergeHost {
 
   /** Waits for a human on a merge conflict without holding up unrelated tasks. */
   private async resolveConflict(state: BatchTaskState, files: string[]): Promise<void> {
-    const decision = conflictDecision(await this.desk.ask(conflictQuestion(state, this.placeOf(state.id).repo, files)));
+    const question = conflictQuestion(state, this.placeOf(state.id).repo, files);
+    // Unanswered by the deadline, a conflict is skipped like one answered 'skip'.
+    const decision = conflictDecision(await this.desk.ask(question, this.deadline.remainingMs()));
     if (decision === 'retry') {
       lifecycle.requeue(state);
     } else if (decision === 'resolved') {
@@ -301,12 +326,32 @@ export class BatchRun implements MergeHost {
     }
   }
 
+  /**
+   * The deadline: running tasks, blocked ones included, are cancelled and keep the questions they were waiting on;
+   * pending ones are skipped; merges under way finish. The batch waits (briefly) for the cancelled children to say
+   * they stopped, then ends with status `deadline`.
+   */
+  private async stopAtDeadline(): Promise<void> {
+    this.outcome = 'deadline';
+    const reason = `stopped at the batch's deadline (${deadlineOf(this.input)})`;
+    const running = this.states.filter((state) => state.status === 'running');
+    for (const state of running) lifecycle.stopAtDeadline(state, reason);
+    for (const state of this.states.filter((candidate) => candidate.status === 'pending'))
+      lifecycle.skip(state, `not started before the batch's deadline (${deadlineOf(this.input)})`);
+    log.info('batch deadline reached', { batchId: this.batchId });
+    this.publish();
+    await this.stopChildren(running.filter((state) => state.startedAt !== undefined && !state.finishedAt));
+  }
+
+  /** Cancels these tasks' children and waits up to a minute for each to report that it stopped. */
+  private async stopChildren(states: BatchTaskState[]): Promise<void> {
+    await Promise.all(states.map((state) => this.cancelChild(state)));
+    await condition(() => states.every((state) => this.inbox.some((item) => item.taskId === state.id)), '1 minute');
+  }
+
   /** Cancelling the batch cancels its running children and waits (briefly) for them to say they stopped. */
   async cancel(): Promise<void> {
-    const running = this.states.filter((state) => state.status === 'running');
-    await Promise.all(running.map((state) => this.cancelChild(state)));
-    const stopped = () => running.every((state) => this.inbox.some((item) => item.taskId === state.id));
-    await condition(stopped, '1 minute');
+    await this.stopChildren(this.states.filter((state) => state.status === 'running'));
     for (const state of this.states) if (lifecycle.canMove(state, 'cancelled')) lifecycle.cancel(state);
     this.outcome = 'cancelled';
     this.publish();
@@ -329,6 +374,7 @@ export class BatchRun implements MergeHost {
       inbox: this.inbox,
       runs: this.runs,
       startedAt: this.startedAt,
+      deadlineAt: this.deadline.at,
     };
     log.info('batch continuing as new', { runs: this.runs, historyLength: workflowInfo().historyLength });
     // The next run gets the tasks as read (a tasks file is read once, when the batch starts).
@@ -346,7 +392,8 @@ export class BatchRun implements MergeHost {
   result(): BatchResult {
     return buildBatchResult({
       batchId: this.batchId,
-      status: this.outcome === 'cancelled' || this.outcome === 'failed' ? this.outcome : 'completed',
+      status: this.outcome === 'cancelled' || this.outcome === 'failed' || this.outcome === 'deadline' ? this.outcome : 'completed',
+      deadline: this.deadline.at === undefined ? undefined : deadlineOf(this.input),
       integrationBranch: Object.values(this.repos)[0]?.repo.integrationBranch,
       states: this.states,
       startedAt: this.startedAt,

@@ -23,7 +23,7 @@ export function childInput(batch: BatchInput, task: BatchTask, state: BatchTaskS
     ...(task.complexity === undefined ? {} : { complexity: task.complexity }),
     ...(task.network === undefined ? {} : { network: task.network }),
     ...(task.env === undefined ? {} : { env: task.env }),
-    ...(state.answers?.length ? { answers: state.answers } : {}),
+    ...(state.answers?.length || task.answers?.length ? { answers: [...(task.answers ?? []), ...(state.answers ?? [])] } : {}),
   };
 }
 

@@ -81,6 +81,11 @@ export function failMerge(state: BatchTaskState, reason: string): void {
   move(state, 'failed', { reason });
 }
 
+/** The batch's deadline came while it ran: it is cancelled, keeping the questions it was waiting on. */
+export function stopAtDeadline(state: BatchTaskState, reason: string): void {
+  move(state, 'cancelled', { reason, waitingFor: state.blockedOn, blockedOn: undefined });
+}
+
 /** A dependency did not complete, or `fail-fast` stopped the batch. */
 export function skip(state: BatchTaskState, reason: string): void {
   move(state, 'skipped', { reason });

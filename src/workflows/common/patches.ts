@@ -28,6 +28,8 @@ export const PATCHES = {
   batchIdKeepsSuffix: { id: 'batch-id-keeps-suffix', added: '2026-11-22', deprecateAfter: '2026-12-22' },
   /** Tasks that finish while a merge runs are merged together by the next `integrateTasks`, not one activity each. */
   batchMergesTogether: { id: 'batch-merges-together', added: '2026-11-24', deprecateAfter: '2026-12-24' },
+  /** A batch with a deadline (its own, or 8h when a schedule started it) stops waiting at it. */
+  batchDeadline: { id: 'batch-deadline', added: '2026-11-25', deprecateAfter: '2026-12-25' },
   /** A task in a git repository works on a branch of its own in a worktree, with a commit per changing iteration. */
   taskGitBranch: { id: 'task-git-branch', added: '2026-11-25', deprecateAfter: '2026-12-25' },
   /** A re-run batch task starts with the answers its child's final report carried; no activity queries the child. */
