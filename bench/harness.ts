@@ -68,13 +68,14 @@ export async function withWorkers<T>(
   taskQueue: string,
   body: () => Promise<T>,
   bundlePath = env.bundlePath,
+  extraEnv: NodeJS.ProcessEnv = {},
 ): Promise<T> {
   const workers = await createCodeloopWorkers({
     connection: env.nativeConnection,
     taskQueue,
     hostId: 'bench',
     workflowBundlePath: bundlePath,
-    env: { ANTHROPIC_API_KEY: fake.apiKey, ANTHROPIC_BASE_URL: fake.url, CODELOOP_MODEL: 'bench-model' },
+    env: { ANTHROPIC_API_KEY: fake.apiKey, ANTHROPIC_BASE_URL: fake.url, CODELOOP_MODEL: 'bench-model', ...extraEnv },
   });
   const running = workers.run();
   try {

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import { webUiUrl } from '../src/client/output.js';
+import { payloadCodecsFor } from '../src/payloads/codecs.js';
 import { loadConfig, type TemporalConfig } from '../src/config.js';
 import { createCodeloopWorkers } from '../src/create-workers.js';
 import { ensureBubblewrap } from '../src/server/bubblewrap.js';
@@ -33,7 +34,9 @@ async function main(): Promise<void> {
   fake.setResponder(demoResponder());
   const nativeConnection = await NativeConnection.connect({ address });
   const connection = await Connection.connect({ address });
-  const client = new Client({ connection });
+  // The worker's payload settings, so a demo run under CODELOOP_PAYLOAD_STORE / _KEYS reads its own results.
+  const payloads = payloadCodecsFor(config.payloads);
+  const client = new Client({ connection, dataConverter: payloads.dataConverter });
   const taskQueue = 'codeloop-demo';
   const workers = await createCodeloopWorkers({
     connection: nativeConnection,

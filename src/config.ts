@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { SandboxMode } from './shared/command-access.js';
 import type { ModelPurpose } from './shared/conversation.js';
+import { Keyring } from './payloads/keyring.js';
 import { DEFAULT_MODEL, DEFAULT_PLANNING_MODEL, DEFAULT_SUMMARY_MODEL, DEFAULT_TASK_QUEUE } from './shared/constants.js';
 
 /** Where the worker, the CLI and `npm start` find Temporal unless `TEMPORAL_ADDRESS` says otherwise. */
@@ -80,6 +81,17 @@ const VariablesSchema = z.object({
   CODELOOP_MODEL_SUMMARY: z.string().default(DEFAULT_SUMMARY_MODEL),
   ANTHROPIC_API_KEY: z.string().optional(),
   ANTHROPIC_BASE_URL: httpUrl('https://api.anthropic.com').optional(),
+  CODELOOP_PAYLOAD_STORE: z
+    .string()
+    .refine(
+      (text) => text === 'file' || /^file:\/\/\//.test(text) || /^postgres(ql)?:\/\//.test(text),
+      must('file (under the data directory), file:///absolute/dir or postgres://user:password@host:port/database'),
+    )
+    .optional(),
+  CODELOOP_PAYLOAD_KEYS: z
+    .string()
+    .refine((text) => keyringProblem(text) === undefined, { error: (issue) => `is not usable: ${keyringProblem(String(issue.input))}` })
+    .optional(),
   CODELOOP_UI_URL: httpUrl('http://localhost:8233')
     .transform((url) => url.replace(/\/$/, ''))
     .default('http://localhost:8233'),
@@ -134,6 +146,14 @@ export interface ModelConfig {
   models: Record<ModelPurpose, string>;
 }
 
+/** Large payloads in a store (history holds references), and payloads encrypted; both off unless set. */
+export interface PayloadConfig {
+  /** `CODELOOP_PAYLOAD_STORE`, resolved: `file:///abs/dir` or a PostgreSQL URL. */
+  store?: string;
+  /** Whether `CODELOOP_PAYLOAD_KEYS` is set; the keys themselves are read by `readPayloadKeys`, never kept here. */
+  encrypted: boolean;
+}
+
 export interface CliConfig {
   /** `CODELOOP_UI_URL`, without a trailing slash: the Web UI the CLI's links point to. */
   uiUrl: string;
@@ -156,6 +176,7 @@ export interface CodeloopConfig {
   worker: WorkerSettings;
   sandbox: SandboxConfig;
   model: ModelConfig;
+  payloads: PayloadConfig;
   cli: CliConfig;
   server: ServerConfig;
 }
@@ -194,6 +215,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Codel
     model: {
       models: { default: variables.CODELOOP_MODEL, planning: variables.CODELOOP_MODEL_PLANNING, summary: variables.CODELOOP_MODEL_SUMMARY },
     },
+    payloads: {
+      store:
+        variables.CODELOOP_PAYLOAD_STORE === 'file'
+          ? `file://${path.join(variables.CODELOOP_DATA_DIR, 'payloads')}`
+          : variables.CODELOOP_PAYLOAD_STORE,
+      encrypted: variables.CODELOOP_PAYLOAD_KEYS !== undefined,
+    },
     cli: { uiUrl: variables.CODELOOP_UI_URL },
     server: {
       dataDir: variables.CODELOOP_DATA_DIR,
@@ -202,6 +230,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Codel
       temporalCliPath: variables.TEMPORAL_CLI_PATH,
     },
   });
+}
+
+/** `CODELOOP_PAYLOAD_KEYS`, by the same rules as `loadConfig`; `undefined` when payloads are not encrypted. */
+export function readPayloadKeys(env: NodeJS.ProcessEnv = process.env): Keyring | undefined {
+  const text = env.CODELOOP_PAYLOAD_KEYS;
+  return text ? Keyring.parse(text) : undefined;
+}
+
+function keyringProblem(text: string): string | undefined {
+  try {
+    Keyring.parse(text);
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
 }
 
 const CredentialsSchema = VariablesSchema.pick({ ANTHROPIC_API_KEY: true, ANTHROPIC_BASE_URL: true });

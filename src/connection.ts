@@ -1,15 +1,16 @@
 import { Connection, Client } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import { NativeConnection } from '@temporalio/worker';
 import type { TemporalConfig } from './config.js';
 
 /** A client connection with an error that names the fix when no server answers. */
-export async function connectClient({
-  address,
-  namespace,
-}: TemporalConfig): Promise<{ client: Client; connection: Connection; namespace: string }> {
+export async function connectClient(
+  { address, namespace }: TemporalConfig,
+  dataConverter?: DataConverter,
+): Promise<{ client: Client; connection: Connection; namespace: string }> {
   try {
     const connection = await Connection.connect({ address, connectTimeout: 5_000 });
-    return { client: new Client({ connection, namespace }), connection, namespace };
+    return { client: new Client({ connection, namespace, dataConverter }), connection, namespace };
   } catch (error) {
     throw unreachable(address, error);
   }

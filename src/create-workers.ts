@@ -4,6 +4,7 @@ import { createActivities } from './activities/index.js';
 import { createActivityShell } from './activities/process/activity-shell.js';
 import { createSandbox, type Sandbox } from './activities/process/sandbox.js';
 import { loadConfig, readModelCredentials, type CodeloopConfig, type ModelCredentials } from './config.js';
+import { payloadCodecsFor } from './payloads/codecs.js';
 
 export interface CodeloopWorkerOptions {
   connection: NativeConnection;
@@ -49,10 +50,12 @@ export async function createCodeloopWorkers(options: CodeloopWorkerOptions): Pro
   const hostQueue = hostQueueFor(taskQueue, hostId);
   const sandbox = createSandbox(env, config.sandbox);
   const activities = createWorkerActivities({ env: options.env, config, hostId, hostQueue, sandbox });
-  const common: Pick<WorkerOptions, 'connection' | 'namespace' | 'activities'> = {
+  const payloads = payloadCodecsFor(config.payloads, env);
+  const common: Pick<WorkerOptions, 'connection' | 'namespace' | 'activities' | 'dataConverter'> = {
     connection: options.connection,
     namespace: options.namespace ?? config.temporal.namespace,
     activities,
+    dataConverter: payloads.dataConverter,
   };
   const workflowSource = options.workflowBundlePath
     ? { workflowBundle: { codePath: options.workflowBundlePath } }
@@ -68,7 +71,11 @@ export async function createCodeloopWorkers(options: CodeloopWorkerOptions): Pro
     hostQueue,
     workers,
     async run() {
-      await Promise.all(workers.map((worker) => worker.run()));
+      try {
+        await Promise.all(workers.map((worker) => worker.run()));
+      } finally {
+        await payloads.close();
+      }
     },
     shutdown() {
       for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();

@@ -13,6 +13,7 @@ const DEFAULTS = {
   temporal: { address: '127.0.0.1:7233', addressSet: false, namespace: 'default', taskQueue: 'codeloop' },
   worker: { hostId: os.hostname(), logLevel: 'WARN', workflowBundle: undefined, worktreesDir: undefined },
   sandbox: { mode: 'on', readOnly: [] },
+  payloads: { store: undefined, encrypted: false },
   model: { models: { default: 'claude-sonnet-5-5', planning: 'claude-opus-5-5', summary: 'claude-haiku-5' } },
   cli: { uiUrl: 'http://localhost:8233' },
   server: { dataDir: path.resolve('.data'), port: 7233, uiPort: 8233, temporalCliPath: undefined },
@@ -54,6 +55,8 @@ describe('loadConfig', () => {
       CODELOOP_MODEL: 'claude-test',
       CODELOOP_MODEL_PLANNING: 'claude-plan',
       CODELOOP_MODEL_SUMMARY: 'claude-small',
+      CODELOOP_PAYLOAD_STORE: 'postgres://codeloop:secret@db:5432/temporal',
+      CODELOOP_PAYLOAD_KEYS: `k1:${Buffer.alloc(32, 7).toString('base64')}`,
       CODELOOP_UI_URL: 'https://temporal.example.com/',
       CODELOOP_DATA_DIR: '/var/lib/codeloop',
       CODELOOP_TEMPORAL_PORT: '17233',
@@ -65,6 +68,7 @@ describe('loadConfig', () => {
       worker: { hostId: 'host-a', logLevel: 'DEBUG', workflowBundle: '/srv/bundle.js', worktreesDir: '/srv/worktrees' },
       sandbox: { mode: 'off', readOnly: ['/opt/a', '/opt/b'] },
       model: { models: { default: 'claude-test', planning: 'claude-plan', summary: 'claude-small' } },
+      payloads: { store: 'postgres://codeloop:secret@db:5432/temporal', encrypted: true },
       cli: { uiUrl: 'https://temporal.example.com' },
       server: { dataDir: '/var/lib/codeloop', port: 17233, uiPort: 18233, temporalCliPath: '/usr/local/bin/temporal' },
     });
@@ -106,6 +110,11 @@ describe('invalid values: one line naming the variable, what it must be and what
     ['CODELOOP_TEMPORAL_PORT', '0', PORT(7233)],
     ['CODELOOP_UI_PORT', '70000', PORT(8233)],
     ['CODELOOP_UI_PORT', '8233.5', PORT(8233)],
+    [
+      'CODELOOP_PAYLOAD_STORE',
+      's3://bucket',
+      'file (under the data directory), file:///absolute/dir or postgres://user:password@host:port/database',
+    ],
   ])('%s=%s', (name, value, what) => {
     expect(configError({ [name]: value }).message).toBe(`${name} must be ${what}; got "${value}"`);
   });
@@ -190,4 +199,16 @@ test("the README's Configuration table lists every variable codeloop reads, and 
     .filter((line) => line.startsWith('| `'))
     .flatMap((line) => [...line.split('|')[1].matchAll(/`([A-Z_]+)`/g)].map((match) => match[1]));
   expect([...listed].sort()).toEqual([...CONFIG_VARIABLES].sort());
+});
+
+test('CODELOOP_PAYLOAD_KEYS: a bad key is named without echoing it; file means the data directory', () => {
+  const secret = Buffer.alloc(20, 9).toString('base64');
+  const error = configError({ CODELOOP_PAYLOAD_KEYS: `k1:${secret}` });
+  expect(error.message).toBe(
+    'CODELOOP_PAYLOAD_KEYS is not usable: key k1 is 20 bytes; AES-256 needs 32 (make one with: openssl rand -base64 32)',
+  );
+  expect(error.message).not.toContain(secret);
+  expect(loadConfig({ CODELOOP_PAYLOAD_STORE: 'file', CODELOOP_DATA_DIR: '/srv/codeloop' }).payloads.store).toBe(
+    'file:///srv/codeloop/payloads',
+  );
 });

@@ -7,6 +7,7 @@ import { startBatch } from './batch-start.js';
 import { showBatchStatus } from './batch-status.js';
 import { answerBlocker } from './blockers-answer.js';
 import { showOpenBlockers } from './blockers-list.js';
+import { runCodecServer } from './codec-server.js';
 import { CliError } from './output.js';
 import { showPlan, startPlan } from './plan.js';
 import { createSchedule, OVERLAP_CHOICES } from './schedule-create.js';
@@ -163,6 +164,19 @@ export function buildProgram(): Command {
     .argument('<workflowId>')
     .addOption(json())
     .action(showPlan);
+
+  program
+    .command('codec-server')
+    .description("serve Temporal's /encode and /decode for the Web UI and temporal --codec-endpoint, with this machine's payload settings")
+    .option('--port <port>', 'port to listen on (127.0.0.1)', '8888')
+    .option(
+      '--origin <url>',
+      'a Web UI origin CORS allows (repeatable; default: CODELOOP_UI_URL)',
+      (value, all: string[] = []) => [...all, value],
+      [],
+    )
+    .option('--token <token>', 'require Authorization: Bearer <token>')
+    .action(runCodecServer);
 
   const batch = program.command('batch').description('run a DAG of tasks as one batch');
   batch

@@ -54,7 +54,7 @@ export async function buildReport(client: Client, sinceMs: number, now = Date.no
     `AND ExecutionStatus != "ContinuedAsNew" ` +
     `AND (ExecutionStatus = "Running" OR CloseTime >= "${since}")`;
   const rows: ReportRow[] = [];
-  for await (const execution of client.workflow.list({ query })) rows.push(await describeExecution(client, execution));
+  for await (const execution of client.workflow.list({ query })) rows.push(await describeOrExplain(client, execution));
   const taskRows = rows.filter((row) => row.kind === 'task');
   const tasks: Record<string, number> = {};
   for (const row of taskRows) tasks[row.status] = (tasks[row.status] ?? 0) + 1;
@@ -108,6 +108,22 @@ async function describePlan(
     (error: Error) => (error instanceof WorkflowFailedError ? error.cause?.message : undefined) ?? error.message,
   );
   return { ...base, status: execStatus.toLowerCase(), reason, tokens: 0, costUsd: 0 };
+}
+
+/** One workflow this CLI cannot read (its payloads need settings this machine lacks) is a row saying so, not a failed report. */
+async function describeOrExplain(client: Client, execution: WorkflowExecutionInfo): Promise<ReportRow> {
+  try {
+    return await describeExecution(client, execution);
+  } catch (error) {
+    return {
+      workflowId: execution.workflowId,
+      kind: KINDS[execution.type] ?? 'task',
+      status: execution.status.name.toLowerCase(),
+      reason: `cannot be read here: ${(error as Error).message}`,
+      tokens: 0,
+      costUsd: 0,
+    };
+  }
 }
 
 async function describeExecution(client: Client, execution: WorkflowExecutionInfo): Promise<ReportRow> {

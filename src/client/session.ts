@@ -3,14 +3,21 @@ import type { QueryDefinition } from '@temporalio/common';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow/index.js';
 import { loadConfig, type CodeloopConfig } from '../config.js';
 import { connectClient } from '../connection.js';
+import { payloadCodecsFor } from '../payloads/codecs.js';
 
 /** Runs a command body with a connected client and always closes the connection. */
 export async function withClient<T>(body: (client: Client, namespace: string) => Promise<T>): Promise<T> {
-  const { client, connection, namespace } = await connectClient(cliConfig().temporal);
+  // The same payload codecs as the worker, so inputs, results and queries read as written.
+  const payloads = payloadCodecsFor(cliConfig().payloads);
   try {
-    return await body(client, namespace);
+    const { client, connection, namespace } = await connectClient(cliConfig().temporal, payloads.dataConverter);
+    try {
+      return await body(client, namespace);
+    } finally {
+      await connection.close();
+    }
   } finally {
-    await connection.close();
+    await payloads.close();
   }
 }
 

@@ -22,6 +22,6 @@ export async function showTaskResult(workflowId: string, options: TaskResultOpti
     const view = await viewTask(client, workflowId);
     emit(options, view, renderTaskView);
     if (view.execution === 'RUNNING') throw new CliError(`${workflowId} is still running; pass --wait to wait for it`, 3);
-    if (view.execution !== 'COMPLETED') process.exitCode = 1;
+    if (view.execution !== 'COMPLETED' || !view.result) process.exitCode = 1;
   });
 }

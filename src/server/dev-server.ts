@@ -21,6 +21,8 @@ export interface DevServerOptions {
   stdio?: 'inherit' | 'ignore';
   /** Register codeloop's search attributes at start (default); `false` leaves that to `codeloop setup`. */
   searchAttributes?: boolean;
+  /** A codec server the Web UI decodes payloads through (`--ui-codec-endpoint`). */
+  uiCodecEndpoint?: string;
   /** The `temporal` binary to run; unset, `ensureTemporalBinary` finds (or installs) one, `TEMPORAL_CLI_PATH` first. */
   temporalCliPath?: string;
 }
@@ -40,6 +42,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   const binary = ensureTemporalBinary(options.temporalCliPath);
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port), '--log-level', 'error'];
   args.push(...(options.uiPort === undefined ? ['--headless'] : ['--ui-port', String(options.uiPort), '--ui-disable-news-fetch']));
+  if (options.uiCodecEndpoint) args.push('--ui-codec-endpoint', options.uiCodecEndpoint);
   if (options.dbFile) {
     mkdirSync(path.dirname(options.dbFile), { recursive: true });
     args.push('--db-filename', options.dbFile);

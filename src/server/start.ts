@@ -1,5 +1,7 @@
 import path from 'node:path';
 import { loadConfig } from '../config.js';
+import { startCodecServer } from '../payloads/codec-server.js';
+import { payloadCodecsFor } from '../payloads/codecs.js';
 import { runWorker } from '../worker.js';
 import { ensureBubblewrap } from './bubblewrap.js';
 import { startDevServer } from './dev-server.js';
@@ -16,13 +18,21 @@ async function start(): Promise<void> {
     return runWorker();
   }
   const { dataDir, port, uiPort, temporalCliPath } = config.server;
+  // With payloads stored or encrypted, the embedded Web UI decodes them through a codec server of its own.
+  const payloads = payloadCodecsFor(config.payloads);
+  const codec = payloads.codecs.length
+    ? await startCodecServer({ codecs: payloads.codecs, port: 0, origins: [`http://localhost:${uiPort}`, `http://127.0.0.1:${uiPort}`] })
+    : undefined;
   console.error(`codeloop: starting the Temporal dev server (data in ${dataDir})`);
-  const server = await startDevServer({ port, uiPort, dbFile: path.join(dataDir, 'temporal.db'), stdio: 'inherit', temporalCliPath });
-  console.error(`codeloop: Temporal at ${server.address}, Web UI at ${server.uiUrl}`);
+  const dbFile = path.join(dataDir, 'temporal.db');
+  const server = await startDevServer({ port, uiPort, dbFile, stdio: 'inherit', temporalCliPath, uiCodecEndpoint: codec?.url });
+  console.error(`codeloop: Temporal at ${server.address}, Web UI at ${server.uiUrl}${codec ? ` (payloads decoded by ${codec.url})` : ''}`);
   try {
     await runWorker({ ...process.env, TEMPORAL_ADDRESS: server.address });
   } finally {
     await server.stop();
+    await codec?.close();
+    await payloads.close();
     console.error('codeloop: stopped');
   }
 }

@@ -1,80 +1,28 @@
-import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
-import { chromium, type Browser } from 'playwright-core';
-import { afterAll, beforeAll, expect, inject, test } from 'vitest';
-import { createCodeloopWorkers, type CodeloopWorkers } from '../../src/create-workers.js';
-import { startDevServer, type DevServer } from '../../src/server/dev-server.js';
+import { Client } from '@temporalio/client';
+import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { agentTaskWorkflow } from '../../src/workflows/index.js';
 import { waitForBlockers } from '../support/blockers.js';
-import { byTask, byTurn, startFakeMessagesApi, type FakeMessagesApi } from '../support/fake-messages-api.js';
-import { freePort } from '../support/free-port.js';
-import { modelEnv } from '../support/temporal.js';
-import { makeWorkspace } from '../support/workspace.js';
+import { byTask, byTurn } from '../support/fake-messages-api.js';
 import { eventually } from '../support/polling.js';
+import { browserAvailable, pageText, screenshots, startUiStack, type UiStack } from '../support/ui-stack.js';
+import { makeWorkspace } from '../support/workspace.js';
 
-/**
- * The Web UI, in a real browser: Debian's chromium driven by playwright-core. CI installs chromium and sets
- * CODELOOP_REQUIRE_BROWSER=1, so there this test cannot be skipped.
- */
-const CHROMIUM = process.env.CODELOOP_CHROMIUM ?? '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
-const required = process.env.CODELOOP_REQUIRE_BROWSER === '1';
-if (!available && !required) console.warn(`Web UI browser check skipped: no ${CHROMIUM} (apt-get install chromium)`);
-
-const screenshots = path.resolve('.test-output/screenshots');
-let server: DevServer;
-let fake: FakeMessagesApi;
-let nativeConnection: NativeConnection;
-let connection: Connection;
-let workers: CodeloopWorkers;
-let running: Promise<void>;
-let browser: Browser;
+/** The Web UI, in a real browser: Debian's chromium driven by playwright-core (CI requires it). */
+let stack: UiStack;
 
 beforeAll(async () => {
-  if (!available && !required) return;
-  expect(available, `CODELOOP_REQUIRE_BROWSER=1 but ${CHROMIUM} is missing`).toBe(true);
-  server = await startDevServer({ port: await freePort(), uiPort: await freePort() });
-  fake = await startFakeMessagesApi();
-  nativeConnection = await NativeConnection.connect({ address: server.address });
-  connection = await Connection.connect({ address: server.address });
-  workers = await createCodeloopWorkers({
-    connection: nativeConnection,
-    taskQueue: 'ui',
-    hostId: 'ui-host',
-    workflowBundlePath: inject('workflowBundlePath'),
-    env: modelEnv(fake),
-  });
-  running = workers.run();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-  mkdirSync(screenshots, { recursive: true });
-});
+  if (browserAvailable) stack = await startUiStack({ taskQueue: 'ui', hostId: 'ui-host' });
+}, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
-  workers?.shutdown();
-  await running;
-  await nativeConnection?.close();
-  await connection?.close();
-  await fake?.close();
-  await server?.stop();
+  await stack?.stop();
 });
 
-test.runIf(available || required)(
+test.runIf(browserAvailable)(
   'filter blocked tasks, open one, read its activity summaries and current details',
   async () => {
+    const { server, fake, connection, browser } = stack;
     fake.setResponder(
       byTask({
         'Deploy script': byTurn([
@@ -126,7 +74,7 @@ test.runIf(available || required)(
 
     await page.getByText('User Metadata').first().click();
     // The UI renders current details (markdown) in a frame of its own; read the text of every frame.
-    const allText = async () => (await Promise.all(page.frames().map((frame) => frame.innerText('body').catch(() => '')))).join('\n');
+    const allText = () => pageText(page);
     let details: string;
     try {
       details = await eventually(

@@ -2,6 +2,7 @@ import { expect, test } from 'vitest';
 import type { Report } from '../../src/client/report.js';
 import type { BatchResult } from '../../src/shared/batch-state.js';
 import { runCli } from '../support/cli.js';
+import { eventually } from '../support/polling.js';
 import { fillIn, readmeCommand, runShell } from '../support/readme.js';
 import { byTask, byTurn, isForTask, type RecordedRequest } from '../support/fake-messages-api.js';
 import { useTaskHarness } from '../support/task-harness.js';
@@ -49,8 +50,13 @@ test('at its deadline a batch cancels the blocked task, skips what waits on it, 
     waitingFor: [{ id: 'b1', question: 'Which region?' }],
   });
   expect(byId.after).toMatchObject({ status: 'skipped', reason: "not started before the batch's deadline (4s)" });
-  const child = await harness.temporal.client.workflow.getHandle(`${batchId}/asks`).describe();
-  expect(child.status.name).toBe('CANCELLED');
+  // The child reports its cancellation just before its own run closes.
+  const child = harness.temporal.client.workflow.getHandle(`${batchId}/asks`);
+  await eventually(
+    () => child.describe(),
+    (description) => description.status.name === 'CANCELLED',
+    'the stopped child never closed',
+  );
 
   const report = JSON.parse((await runCli(['report', '--since', '1h', '--json'], env())).stdout) as Report;
   const row = report.rows.find((candidate) => candidate.workflowId === batchId)!;
