@@ -12,6 +12,7 @@ import { payloadCodecsFor, type PayloadCodecs } from '../../src/payloads/codecs.
 import type { TaskResult } from '../../src/shared/task-state.js';
 import type { agentTaskWorkflow } from '../../src/workflows/index.js';
 import { runCli } from '../support/cli.js';
+import { CODEC_FIXTURE_KEYS, recordCodecHistory } from '../support/record-history.js';
 import { fillIn, readmeCommand, runShell } from '../support/readme.js';
 import { byTurn, startFakeMessagesApi, type FakeMessagesApi } from '../support/fake-messages-api.js';
 import { connectTemporal, modelEnv, startWorkers, uniqueName, type TestTemporal } from '../support/temporal.js';
@@ -28,7 +29,8 @@ let fake: FakeMessagesApi;
 let payloads: PayloadCodecs;
 let client: Client;
 const storeDir = mkdtempSync(path.join(os.tmpdir(), 'codeloop-store-'));
-const settings = { CODELOOP_PAYLOAD_STORE: `file://${storeDir}`, CODELOOP_PAYLOAD_KEYS: `k1:${randomBytes(32).toString('base64')}` };
+/** A fixed key, so the run recorded as a replay fixture can be decoded when it is replayed. */
+const settings = { CODELOOP_PAYLOAD_STORE: `file://${storeDir}`, CODELOOP_PAYLOAD_KEYS: CODEC_FIXTURE_KEYS };
 const marker = `marker-${randomBytes(8).toString('hex')}`;
 /** A file of ~6 KB, so the tool result and every later model call go to the store. */
 const notes = [marker, ...Array.from({ length: 90 }, (_, line) => createHash('sha256').update(String(line)).digest('hex'))].join('\n');
@@ -94,6 +96,7 @@ test('a task runs with the store and encryption; no plaintext in history or stor
     });
     const result = (await handle.result()) as TaskResult;
     expect(result).toMatchObject({ status: 'completed', summary: `Copied ${marker}.` });
+    await recordCodecHistory('task-with-store-and-keys', handle, storeDir);
     // The model saw the file and the command output: what it receives did not change.
     expect(JSON.stringify(fake.requests.at(-1)!.body.messages)).toContain(marker);
   } finally {
@@ -108,11 +111,13 @@ test('a task runs with the store and encryption; no plaintext in history or stor
   const cliEnv = { ...settings, CODELOOP_TASK_QUEUE: taskQueue };
   const status = await runCli(['task', 'status', workflowId], cliEnv);
   expect(status.stdout).toContain(`summary: Copied ${marker}.`);
+  const followed = await runCli(['task', 'follow', workflowId], cliEnv);
+  expect(followed.stdout).toContain(`summary: Copied ${marker}.`);
   const report = JSON.parse((await runCli(['report', '--since', '1h', '--json'], cliEnv)).stdout) as Report;
   expect(report.rows.find((row) => row.workflowId === workflowId)).toMatchObject({ status: 'completed', summary: `Copied ${marker}.` });
   const withoutKeys = await runCli(['task', 'result', workflowId], { CODELOOP_PAYLOAD_STORE: settings.CODELOOP_PAYLOAD_STORE });
   expect(withoutKeys.code).toBe(1);
-  expect(withoutKeys.stdout).toContain('this payload is encrypted (key k1): set CODELOOP_PAYLOAD_KEYS to the keys the workers use');
+  expect(withoutKeys.stdout).toContain('this payload is encrypted (key fixture): set CODELOOP_PAYLOAD_KEYS to the keys the workers use');
   // A report on a machine without the keys still reports, naming what it cannot read.
   const plainReport = JSON.parse((await runCli(['report', '--since', '1h', '--json'])).stdout) as Report;
   expect(plainReport.rows.find((row) => row.workflowId === workflowId)?.reason).toMatch(/^cannot be read here: .*CODELOOP_PAYLOAD_KEYS/);

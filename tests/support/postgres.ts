@@ -19,6 +19,7 @@ const found = (binary: string) => spawnSync('sh', ['-c', `command -v ${binary}`]
 export async function startPostgres(): Promise<TestPostgres | undefined> {
   if (!found('initdb') || !found('pg_ctl')) {
     if (process.env.CODELOOP_REQUIRE_POSTGRES) throw new Error('PostgreSQL (initdb, pg_ctl) is required here: apt-get install postgresql');
+    console.warn('PostgreSQL checks skipped: no initdb/pg_ctl on PATH (apt-get install postgresql)');
     return undefined;
   }
   const dir = mkdtempSync(path.join(os.tmpdir(), 'codeloop-pg-'));

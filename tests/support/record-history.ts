@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
@@ -25,4 +25,20 @@ const WORKFLOW_IDS = path.join(HISTORIES_DIR, 'workflow-ids.json');
 
 export function recordedWorkflowIds(): Record<string, string> {
   return existsSync(WORKFLOW_IDS) ? (JSON.parse(readFileSync(WORKFLOW_IDS, 'utf8')) as Record<string, string>) : {};
+}
+
+/** Replay fixtures written with the payload store and encryption on: their histories, and the store they point into. */
+export const CODEC_HISTORIES_DIR = path.resolve('tests/fixtures/codec-histories');
+
+/** The test key those fixtures were sealed with; a test key, known to all, never a deployment's. */
+export const CODEC_FIXTURE_KEYS = 'fixture:y5R4u9cRGZbJ2tq3vJw0m6dJbEfbkZ6pRGw0b4pVq1k=';
+
+/** As `recordHistory`, for a run under the payload store: the store's blobs are saved beside the history. */
+export async function recordCodecHistory(name: string, handle: WorkflowHandle, storeDir: string): Promise<void> {
+  if (!process.env.CODELOOP_RECORD_HISTORIES) return;
+  const history = await handle.fetchHistory();
+  writeFileSync(path.join(CODEC_HISTORIES_DIR, `${name}.json`), `${historyToJSON(history)}\n`);
+  const store = path.join(CODEC_HISTORIES_DIR, `${name}.store`);
+  rmSync(store, { recursive: true, force: true });
+  cpSync(storeDir, store, { recursive: true });
 }

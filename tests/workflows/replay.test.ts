@@ -3,7 +3,9 @@ import path from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import { Worker } from '@temporalio/worker';
 import { expect, inject, test } from 'vitest';
-import { HISTORIES_DIR, recordedWorkflowIds } from '../support/record-history.js';
+import { loadConfig } from '../../src/config.js';
+import { payloadCodecsFor } from '../../src/payloads/codecs.js';
+import { CODEC_FIXTURE_KEYS, CODEC_HISTORIES_DIR, HISTORIES_DIR, recordedWorkflowIds } from '../support/record-history.js';
 
 const fixtures = readdirSync(HISTORIES_DIR)
   .filter((file) => file.endsWith('.json') && file !== 'workflow-ids.json')
@@ -18,4 +20,27 @@ test.each(fixtures)('%s replays against the current workflow code', async (file)
   const history = historyFromJSON(JSON.parse(readFileSync(path.join(HISTORIES_DIR, file), 'utf8')));
   const name = path.basename(file, '.json');
   await Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, history, workflowIds[name] ?? name);
+});
+
+const codecFixtures = readdirSync(CODEC_HISTORIES_DIR).filter((file) => file.endsWith('.json'));
+
+test('there is a history recorded with the payload store and encryption', () => {
+  expect(codecFixtures.length).toBeGreaterThanOrEqual(1);
+});
+
+test.each(codecFixtures)('%s replays with the payload codecs it was written with', async (file) => {
+  const name = path.basename(file, '.json');
+  const settings = {
+    CODELOOP_PAYLOAD_STORE: `file://${path.join(CODEC_HISTORIES_DIR, `${name}.store`)}`,
+    CODELOOP_PAYLOAD_KEYS: CODEC_FIXTURE_KEYS,
+  };
+  const payloads = payloadCodecsFor(loadConfig(settings).payloads, settings);
+  const history = historyFromJSON(JSON.parse(readFileSync(path.join(CODEC_HISTORIES_DIR, file), 'utf8')));
+  // Its payloads really are encoded: without the codecs the same history does not replay.
+  await expect(Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, history, name)).rejects.toThrow();
+  await Worker.runReplayHistory(
+    { workflowBundle: { codePath: inject('workflowBundlePath') }, dataConverter: payloads.dataConverter },
+    history,
+    name,
+  );
 });
