@@ -45,8 +45,12 @@ export class StoreCodec implements PayloadCodec {
   private async encodeOne(payload: Payload): Promise<Payload> {
     if ((payload.data?.length ?? 0) < INLINE_BELOW) return payload;
     const bytes = proto.temporal.api.common.v1.Payload.encode(payload).finish();
-    const names = await Promise.all(chunk(bytes).map((part) => this.putBlob(part)));
-    const root = await this.putBlob(Buffer.from(JSON.stringify(names)));
+    const parts = chunk(bytes).map((part) => ({ plain: part, ...this.seal(part) }));
+    const list = Buffer.from(JSON.stringify(parts.map((part) => part.name)));
+    const blobs = [...parts, { plain: list, ...this.seal(list) }];
+    // All at once, the list with its chunks: each write waits for its own flush, not for the others'.
+    await Promise.all(blobs.map((blob) => this.putBlob(blob)));
+    const root = blobs[blobs.length - 1].name;
     const reference: Reference = { v: 1, root, bytes: bytes.length, sealed: this.keyring !== undefined };
     return { metadata: { encoding: Buffer.from(STORED_ENCODING) }, data: Buffer.from(JSON.stringify(reference)) };
   }
@@ -59,11 +63,9 @@ export class StoreCodec implements PayloadCodec {
     return proto.temporal.api.common.v1.Payload.decode(Buffer.concat(parts)) as Payload;
   }
 
-  private async putBlob(plain: Uint8Array): Promise<string> {
-    const { name, bytes } = this.seal(plain);
+  private async putBlob({ plain, name, bytes }: { plain: Uint8Array; name: string; bytes: Uint8Array }): Promise<void> {
     if (!this.cache.has(name)) await this.store.put(name, bytes);
     this.remember(name, plain);
-    return name;
   }
 
   private seal(plain: Uint8Array): { name: string; bytes: Uint8Array } {
