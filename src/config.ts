@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -92,6 +93,11 @@ const VariablesSchema = z.object({
     .string()
     .refine((text) => keyringProblem(text) === undefined, { error: (issue) => `is not usable: ${keyringProblem(String(issue.input))}` })
     .optional(),
+  /** The same keys from a file (a secret mounted by the platform), one `id:base64` per line or comma-separated. */
+  CODELOOP_PAYLOAD_KEYS_FILE: z
+    .string()
+    .refine((file) => keyFileProblem(file) === undefined, { error: (issue) => `is not usable: ${keyFileProblem(String(issue.input))}` })
+    .optional(),
   CODELOOP_UI_URL: httpUrl('http://localhost:8233')
     .transform((url) => url.replace(/\/$/, ''))
     .default('http://localhost:8233'),
@@ -150,7 +156,7 @@ export interface ModelConfig {
 export interface PayloadConfig {
   /** `CODELOOP_PAYLOAD_STORE`, resolved: `file:///abs/dir` or a PostgreSQL URL. */
   store?: string;
-  /** Whether `CODELOOP_PAYLOAD_KEYS` is set; the keys themselves are read by `readPayloadKeys`, never kept here. */
+  /** Whether keys are set (`CODELOOP_PAYLOAD_KEYS` or `_FILE`); the keys are read by `readPayloadKeys`, never kept here. */
   encrypted: boolean;
 }
 
@@ -220,7 +226,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Codel
         variables.CODELOOP_PAYLOAD_STORE === 'file'
           ? `file://${path.join(variables.CODELOOP_DATA_DIR, 'payloads')}`
           : variables.CODELOOP_PAYLOAD_STORE,
-      encrypted: variables.CODELOOP_PAYLOAD_KEYS !== undefined,
+      encrypted: variables.CODELOOP_PAYLOAD_KEYS !== undefined || variables.CODELOOP_PAYLOAD_KEYS_FILE !== undefined,
     },
     cli: { uiUrl: variables.CODELOOP_UI_URL },
     server: {
@@ -232,10 +238,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Codel
   });
 }
 
-/** `CODELOOP_PAYLOAD_KEYS`, by the same rules as `loadConfig`; `undefined` when payloads are not encrypted. */
+/** `CODELOOP_PAYLOAD_KEYS`, or the file `CODELOOP_PAYLOAD_KEYS_FILE` names; `undefined` when payloads are not encrypted. */
 export function readPayloadKeys(env: NodeJS.ProcessEnv = process.env): Keyring | undefined {
+  if (env.CODELOOP_PAYLOAD_KEYS && env.CODELOOP_PAYLOAD_KEYS_FILE)
+    throw new ConfigError('CODELOOP_PAYLOAD_KEYS and CODELOOP_PAYLOAD_KEYS_FILE are both set; set one');
+  if (env.CODELOOP_PAYLOAD_KEYS_FILE) return Keyring.parse(readKeyFile(env.CODELOOP_PAYLOAD_KEYS_FILE));
   const text = env.CODELOOP_PAYLOAD_KEYS;
   return text ? Keyring.parse(text) : undefined;
+}
+
+const readKeyFile = (file: string) =>
+  readFileSync(file, 'utf8')
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .join(',');
+
+function keyFileProblem(file: string): string | undefined {
+  try {
+    return keyringProblem(readKeyFile(file));
+  } catch (error) {
+    return `cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
+  }
 }
 
 function keyringProblem(text: string): string | undefined {

@@ -24,8 +24,11 @@ export async function connectWorker({ address }: TemporalConfig): Promise<Native
   }
 }
 
+/** No Temporal server answered: the message says where it looked and how to start one. */
+export class UnreachableServerError extends Error {}
+
 function unreachable(address: string, error: unknown): Error {
-  return new Error(
+  return new UnreachableServerError(
     `cannot reach Temporal at ${address} (${(error as Error).message}); start it with \`npm start\` or set TEMPORAL_ADDRESS`,
     {
       cause: error,

@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, inject, test } from 'vitest';
 import { createSandbox, SandboxUnavailableError } from '../src/activities/process/sandbox.js';
-import { CONFIG_VARIABLES, ConfigError, loadConfig, readModelCredentials } from '../src/config.js';
+import { CONFIG_VARIABLES, ConfigError, loadConfig, readModelCredentials, readPayloadKeys } from '../src/config.js';
 import { createCodeloopWorkers } from '../src/create-workers.js';
 import { connectTemporal } from './support/temporal.js';
 
@@ -210,5 +210,19 @@ test('CODELOOP_PAYLOAD_KEYS: a bad key is named without echoing it; file means t
   expect(error.message).not.toContain(secret);
   expect(loadConfig({ CODELOOP_PAYLOAD_STORE: 'file', CODELOOP_DATA_DIR: '/srv/codeloop' }).payloads.store).toBe(
     'file:///srv/codeloop/payloads',
+  );
+});
+
+test('CODELOOP_PAYLOAD_KEYS_FILE: keys from a mounted file, one per line; an unreadable one and both at once are named', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'codeloop-keys-'));
+  const file = path.join(dir, 'keys');
+  writeFileSync(file, `k2:${Buffer.alloc(32, 2).toString('base64')}\nk1:${Buffer.alloc(32, 1).toString('base64')}\n`);
+  expect(loadConfig({ CODELOOP_PAYLOAD_KEYS_FILE: file }).payloads.encrypted).toBe(true);
+  expect(readPayloadKeys({ CODELOOP_PAYLOAD_KEYS_FILE: file })?.currentId).toBe('k2');
+  expect(configError({ CODELOOP_PAYLOAD_KEYS_FILE: path.join(dir, 'missing') }).message).toBe(
+    `CODELOOP_PAYLOAD_KEYS_FILE is not usable: cannot read ${path.join(dir, 'missing')} (ENOENT)`,
+  );
+  expect(() => readPayloadKeys({ CODELOOP_PAYLOAD_KEYS_FILE: file, CODELOOP_PAYLOAD_KEYS: 'k:x' })).toThrow(
+    'CODELOOP_PAYLOAD_KEYS and CODELOOP_PAYLOAD_KEYS_FILE are both set; set one',
   );
 });

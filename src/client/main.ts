@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { ConfigError } from '../config.js';
+import { UnreachableServerError } from '../connection.js';
 import { cancelBatch } from './batch-cancel.js';
 import { followBatch } from './batch-follow.js';
 import { resumeBatch } from './batch-resume.js';
@@ -299,7 +300,7 @@ export async function main(argv = process.argv): Promise<void> {
   try {
     await buildProgram().parseAsync(argv);
   } catch (error) {
-    if (error instanceof CliError || error instanceof ConfigError) {
+    if (error instanceof CliError || error instanceof ConfigError || error instanceof UnreachableServerError) {
       console.error(`codeloop: ${error.message}`);
       process.exitCode = error instanceof CliError ? error.exitCode : 1;
       return;

@@ -33,4 +33,8 @@ test('codeloop setup names the fix when the server is not there', async () => {
   const result = await runCli(['setup'], { TEMPORAL_ADDRESS: `127.0.0.1:${await freePort()}` });
   expect(result.code).toBe(1);
   expect(result.stderr).toMatch(/cannot reach Temporal at 127\.0\.0\.1:\d+ .*set TEMPORAL_ADDRESS/);
+  // One line, not a stack trace: the same for every command.
+  const status = await runCli(['task', 'status', 'any'], { TEMPORAL_ADDRESS: `127.0.0.1:${await freePort()}` });
+  expect(status.code).toBe(1);
+  expect(status.stderr).toMatch(/^codeloop: cannot reach Temporal at 127\.0\.0\.1:\d+ .*set TEMPORAL_ADDRESS\n$/);
 });
