@@ -25,6 +25,12 @@ export const DEFAULT_SUMMARY_MODEL = 'claude-haiku-5';
 /** A scheduled batch with no `deadline` of its own stops waiting after this long: a night, not days. */
 export const SCHEDULED_BATCH_DEADLINE = '8h';
 
+/**
+ * An agent or planning model turn's output allowance: room for adaptive thinking and a whole new file in one turn;
+ * the spend caps count all of it.
+ */
+export const MAX_OUTPUT_TOKENS = 16_384;
+
 /** Iteration budget: 30 by default; CodeFRAME scales it by complexity between 15 and 100. */
 export const DEFAULT_MAX_ITERATIONS = 30;
 

@@ -10,6 +10,7 @@ import { runWorkspaceCommand } from '../../src/activities/tools/run-command.js';
 import { runWorkspaceTests } from '../../src/activities/tools/run-tests.js';
 import { lintFile } from '../../src/activities/verification/lint.js';
 import { runGate } from '../../src/activities/verification/gates.js';
+import { startTaskBranch } from '../../src/activities/git/task-branch.js';
 import { runSandboxed, sandboxedShell, testSandbox } from '../support/sandbox.js';
 import { makeGitRepo, makeWorkspace } from '../support/workspace.js';
 
@@ -200,6 +201,29 @@ describe('writes stay in the workspace', () => {
     expect(readFileSync(path.join(repo, 'README.md'), 'utf8')).toBe('changed\n');
     expect(result.content).toContain('Read-only file system');
   }, 20_000);
+
+  test("a task worktree's dependency link is bound read-only only where it should point; one the agent repoints stays dangling", async () => {
+    const secret = mkdtempSync(path.join(os.tmpdir(), 'codeloop-secret-'));
+    writeFileSync(path.join(secret, 'token'), 'do-not-read\n');
+    const repo = makeGitRepo({ '.gitignore': 'node_modules/\n' });
+    mkdirSync(path.join(repo, 'node_modules', 'dep'), { recursive: true });
+    writeFileSync(path.join(repo, 'node_modules', 'dep', 'index.js'), 'dep\n');
+    const started = await startTaskBranch({ workspace: repo, taskId: 'hostile-link' });
+    if (started.inPlace) throw new Error('expected a branch');
+    const linked = await run('cat node_modules/dep/index.js; echo x > node_modules/dep/new || echo refused', started.workspace);
+    expect(linked.content).toContain('\ndep\n');
+    // stdout and stderr interleave in either order.
+    expect(linked.content).toContain('node_modules/dep/new: Read-only file system');
+    expect(linked.content).toMatch(/\nrefused(\n|$)/);
+    expect(existsSync(path.join(repo, 'node_modules', 'dep', 'new'))).toBe(false);
+    // The agent swaps the link for one to a directory of the worker's: nothing binds it, so it leads nowhere inside.
+    const repointed = await run(
+      `rm node_modules && ln -s ${secret} node_modules && cat node_modules/token || echo unreachable`,
+      started.workspace,
+    );
+    expect(repointed.content).not.toContain('do-not-read');
+    expect((await run('cat node_modules/token || echo unreachable', started.workspace)).content).toContain('unreachable');
+  }, 30_000);
 });
 
 describe('network', () => {

@@ -1,6 +1,6 @@
 import { expect, test } from 'vitest';
 import { contextWindowOf, costOf, priceOf, projectedCost } from '../../src/workflows/common/pricing.js';
-import { Spend } from '../../src/workflows/task/spend.js';
+import { Spend } from '../../src/workflows/common/spend.js';
 
 test('prices per model family, cache reads and writes at their own rates', () => {
   const sonnet = priceOf('claude-sonnet-4-5');

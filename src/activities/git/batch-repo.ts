@@ -107,12 +107,10 @@ export function linkRepoDependencies(repo: string, worktree: string): Promise<st
   return linkDependencies(repo, worktree, async (name) => (await tryGit(repo, ['check-ignore', '-q', `${name}/`])).ok);
 }
 
-/** Commits whatever the task left in its worktree; nothing to commit is fine. */
-export async function commitTaskWork(input: { path: string; message: string }): Promise<void> {
-  await commitAll(input.path, input.message);
-}
-
-/** `git add -A` and a commit of everything; false when there was nothing to commit. */
+/**
+ * Commits whatever a task left in its worktree (its dependency links aside); false when there was nothing to commit,
+ * which is fine.
+ */
 export async function commitAll(worktree: string, message: string): Promise<boolean> {
   await git(worktree, ['add', '-A', '--', '.', ...dependencyLinks(worktree).map((name) => `:!${name}`)]);
   if ((await tryGit(worktree, ['diff', '--cached', '--quiet'])).ok) return false;

@@ -1,4 +1,4 @@
-import { commitTaskWork, createTaskWorktree, mergeTaskBranch, type MergeOutcome, type PreparedWorktree } from './batch-repo.js';
+import { commitAll, createTaskWorktree, mergeTaskBranch, type MergeOutcome, type PreparedWorktree } from './batch-repo.js';
 
 export interface IntegrateRequest {
   worktree: string;
@@ -19,7 +19,7 @@ export async function integrateTask(
   input: IntegrateRequest,
   worktreesDir?: string,
 ): Promise<MergeOutcome & { prepared: PreparedWorktree[] }> {
-  await commitTaskWork({ path: input.worktree, message: input.commitMessage });
+  await commitAll(input.worktree, input.commitMessage);
   const outcome = await mergeTaskBranch({ integrationPath: input.integrationPath, branch: input.branch, message: input.mergeMessage });
   const prepared: PreparedWorktree[] = [];
   if (outcome.merged && input.prepare) {

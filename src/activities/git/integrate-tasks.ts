@@ -1,4 +1,4 @@
-import { commitTaskWork, cutTaskWorktrees, mergeBranch, type PreparedWorktree } from './batch-repo.js';
+import { commitAll, cutTaskWorktrees, mergeBranch, type PreparedWorktree } from './batch-repo.js';
 
 export interface IntegrateTasksRequest {
   repo: string;
@@ -23,7 +23,7 @@ export interface IntegrateTasksResult {
  * when many tasks end at once. Safe to repeat: nothing to commit and already merged are both fine.
  */
 export async function integrateTasks(input: IntegrateTasksRequest, worktreesDir?: string): Promise<IntegrateTasksResult> {
-  await Promise.all(input.tasks.map((task) => commitTaskWork({ path: task.worktree, message: task.commitMessage })));
+  await Promise.all(input.tasks.map((task) => commitAll(task.worktree, task.commitMessage)));
   const result: IntegrateTasksResult = { merged: [], conflicts: [], prepared: [] };
   for (const task of input.tasks) {
     const files = await mergeBranch(input.integrationPath, task.branch, task.mergeMessage);

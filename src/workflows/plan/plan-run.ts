@@ -1,14 +1,7 @@
 import { ParentClosePolicy, setCurrentDetails, startChild, workflowInfo } from '@temporalio/workflow';
 import type { WorkspaceBinding } from '../../activities/workspace.js';
-import {
-  addUsage,
-  emptyUsage,
-  type ContentBlock,
-  type Message,
-  type ToolResultBlock,
-  type ToolUseBlock,
-} from '../../shared/conversation.js';
-import { addPurposeSpend, type SpendByPurpose } from '../../shared/models.js';
+import { MAX_OUTPUT_TOKENS } from '../../shared/constants.js';
+import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from '../../shared/conversation.js';
 import { checkPlan, planBatchTasks, planTree, type Plan, type PlanInput } from '../../shared/plan.js';
 import type { PlanPhase, PlanResult, PlanStateSnapshot, PlanStatus } from '../../shared/plan-state.js';
 import { PLANNING_TOOLS, SUBMIT_PLAN, isToolName } from '../../shared/tools.js';
@@ -18,13 +11,12 @@ import { SearchAttributeTracker } from '../common/search-attributes.js';
 import { setupActivities } from '../common/setup-activities.js';
 import type { batchConductorWorkflow } from '../batch-conductor.js';
 import { fileActivities, modelActivities } from '../common/activities.js';
-import { costOf } from '../common/pricing.js';
+import { Spend } from '../common/spend.js';
 import { executeToolCalls, toToolResults, type ToolTarget } from '../common/tool-calls.js';
 import { renderOpenBlockers } from '../common/blocker-details.js';
 import { PLANNING_KICKOFF, planningSystemPrompt, reviewQuestion, stuckQuestion, SUBMIT_NOW } from './plan-prompt.js';
 import { reviewVerdict } from './review.js';
 
-const MAX_OUTPUT_TOKENS = 16_384;
 /** Model turns of exploring per draft before the planner is told to submit. */
 const EXPLORING_TURNS = 20;
 /** Plans that fail validation (or turns without one past the nudge) before a human is asked. */
@@ -48,9 +40,8 @@ export class PlanRun {
   private reply: ContentBlock[] = [];
   private turns = 0;
   private drafts = 0;
-  private usage = emptyUsage();
-  private costUsd = 0;
-  private spendByPurpose: SpendByPurpose = {};
+  /** Planning has no spend caps; this only adds up its model calls. */
+  private readonly spend = new Spend(undefined, {});
   private plan?: Plan;
   private planFile?: string;
   private batchWorkflowId?: string;
@@ -97,9 +88,9 @@ export class PlanRun {
       plan,
       drafts: this.drafts,
       turns: this.turns,
-      usage: this.usage,
-      costUsd: this.costUsd,
-      spendByPurpose: this.spendByPurpose,
+      usage: this.spend.usage,
+      costUsd: this.spend.costUsd,
+      spendByPurpose: this.spend.byPurpose,
       ...(this.batchWorkflowId ? { batchWorkflowId: this.batchWorkflowId } : {}),
     };
   }
@@ -112,9 +103,9 @@ export class PlanRun {
       phase: this.phase,
       turns: this.turns,
       drafts: this.drafts,
-      usage: this.usage,
-      costUsd: this.costUsd,
-      spendByPurpose: this.spendByPurpose,
+      usage: this.spend.usage,
+      costUsd: this.spend.costUsd,
+      spendByPurpose: this.spend.byPurpose,
       openBlockers: this.desk.open(),
       answeredBlockers: this.desk.answered(),
       rejectedAnswers: this.desk.rejected,
@@ -181,10 +172,7 @@ export class PlanRun {
         toolSet: 'plan',
       },
     ]);
-    const costUsd = costOf(turn.usage, turn.model);
-    this.usage = addUsage(this.usage, turn.usage);
-    this.costUsd += costUsd;
-    this.spendByPurpose = addPurposeSpend(this.spendByPurpose, 'planning', { calls: 1, usage: turn.usage, costUsd });
+    this.spend.add(turn, 'planning');
     this.messages.push({ role: 'assistant', content: turn.content });
     this.publish();
     return turn.content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
@@ -279,7 +267,7 @@ export class PlanRun {
     const lines = [
       ...renderOpenBlockers(snapshot),
       `**Plan ${this.planId}**`,
-      `Status: **${this.status}** · phase: **${this.phase}** · draft ${this.drafts} · model turns ${this.turns} · $${this.costUsd.toFixed(4)}`,
+      `Status: **${this.status}** · phase: **${this.phase}** · draft ${this.drafts} · model turns ${this.turns} · $${this.spend.costUsd.toFixed(4)}`,
       ...(snapshot.tree ? ['```', snapshot.tree, '```'] : []),
       ...(this.planFile ? [`Plan file: \`${this.planFile}\``] : []),
       ...(this.batchWorkflowId ? [`Batch: \`${this.batchWorkflowId}\``] : []),

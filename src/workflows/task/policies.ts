@@ -8,7 +8,7 @@ import { applies, type PatchName } from '../common/patches.js';
 import { workflowNow } from '../common/workflow-time.js';
 import type { BlockerSpec } from '../common/blocker-desk.js';
 import { iterationBudget, type RunState } from './run-state.js';
-import type { Spend } from './spend.js';
+import type { Spend } from '../common/spend.js';
 
 /** A stalled model turn is retried this often before a human is asked. */
 const STALL_RETRIES = 2;

@@ -8,7 +8,7 @@ import type { CompactionRecord, TaskPhase, TaskResult } from '../../shared/task-
 import { workflowNow } from '../common/workflow-time.js';
 import type { DeskCarry } from '../common/blocker-desk.js';
 import type { GuardsCarry } from './guards.js';
-import type { SpendCarry } from './spend.js';
+import type { SpendCarry } from '../common/spend.js';
 import type { VerifierCarry } from './verifier.js';
 
 /**

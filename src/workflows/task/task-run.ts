@@ -1,6 +1,6 @@
 import { allHandlersFinished, ApplicationFailure, condition, continueAsNew, log, workflowInfo } from '@temporalio/workflow';
 import type { Blocker } from '../../shared/blockers.js';
-import { DEFAULT_MODEL } from '../../shared/constants.js';
+import { DEFAULT_MODEL, MAX_OUTPUT_TOKENS } from '../../shared/constants.js';
 import type { ContentBlock, Message, ModelTurn, ToolUseBlock } from '../../shared/conversation.js';
 import { ErrorType } from '../../shared/errors.js';
 import { modelFor } from '../../shared/models.js';
@@ -27,7 +27,7 @@ import { phaseOf } from './phase.js';
 import { askForGuidance, askForMoreIterations, isStalled, keepWithinCaps, onStall, stallMs, type PolicyHost } from './policies.js';
 import { shouldContinueAsNew } from './run-budget.js';
 import { iterationBudget, noteChangedFile, startState, type RunState, type TaskCarry, type TaskWorkflow } from './run-state.js';
-import { Spend } from './spend.js';
+import { Spend } from '../common/spend.js';
 import { withDeadline } from './stall-race.js';
 import { executeToolCalls, toToolResults, type ToolTarget } from '../common/tool-calls.js';
 import { describeBaseline, describeFailedGates, Verifier } from './verifier.js';
@@ -35,8 +35,6 @@ import { SearchAttributeTracker } from '../common/search-attributes.js';
 import { TaskTrail } from './task-trail.js';
 import { publishCurrentDetails } from './visibility.js';
 
-/** Room for adaptive thinking and a whole new file in one turn; the spend caps count all of it. */
-const MAX_OUTPUT_TOKENS = 16_384;
 const SUMMARY_MAX_TOKENS = 2_048;
 
 /** One run of a task: the ReAct loop over one `RunState`, its guards, and the state `getState` reports. */

@@ -1,6 +1,6 @@
 import { addUsage, emptyUsage, totalTokens, type ModelPurpose, type ModelTurn, type Usage } from '../../shared/conversation.js';
 import { addPurposeSpend, type SpendByPurpose } from '../../shared/models.js';
-import { costOf, projectedCost } from '../common/pricing.js';
+import { costOf, projectedCost } from './pricing.js';
 import { formatCount } from '../../text/format.js';
 
 export interface SpendCarry {
