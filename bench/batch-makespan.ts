@@ -102,6 +102,13 @@ async function measureBatch(env: BenchEnv, bundlePath: string): Promise<Figures>
   const lowerBound = Math.max(path.durationMs, total / PARALLEL);
   const running = (at: number) => states.filter((state) => state.startedAt! <= at && at < state.endedAt!).length;
   const latencies: { fromFinished: number; fromMerged: number; slotFree: boolean }[] = [];
+  const handOff: Record<'toMerge' | 'merge' | 'toStart' | 'childStart' | 'noticed', number[]> = {
+    toMerge: [],
+    merge: [],
+    toStart: [],
+    childStart: [],
+    noticed: [],
+  };
   for (const state of states.filter((candidate) => candidate.dependsOn.length > 0)) {
     // The dependency merged last is the one whose merge made this task ready (and cut its worktree).
     const last = state.dependsOn.map((id) => byId.get(id)!).reduce((a, b) => (b.endedAt! > a.endedAt! ? b : a));
@@ -110,6 +117,15 @@ async function measureBatch(env: BenchEnv, bundlePath: string): Promise<Figures>
       fromMerged: state.startedAt! - last.endedAt!,
       slotFree: running(last.endedAt!) < PARALLEL,
     });
+    const dependency = merges.moments.get(last.id) ?? {};
+    const own = merges.moments.get(state.id) ?? {};
+    if (running(last.endedAt!) < PARALLEL && dependency.reported && dependency.mergeCompleted && own.startAsked && own.childStarted) {
+      handOff.toMerge.push(dependency.mergeScheduled! - dependency.reported);
+      handOff.merge.push(dependency.mergeCompleted - dependency.mergeScheduled!);
+      handOff.toStart.push(own.startAsked - dependency.mergeCompleted);
+      handOff.childStart.push(own.childStarted - own.startAsked);
+      handOff.noticed.push(state.startedAt! - own.childStarted);
+    }
   }
   const childRun = states.map((state) => state.finishedAt! - state.startedAt!);
   const mergeWait = states.map((state) => state.endedAt! - state.finishedAt!);
@@ -146,6 +162,15 @@ async function measureBatch(env: BenchEnv, bundlePath: string): Promise<Figures>
         `${spread(latencies.map((latency) => latency.fromFinished))} (n=${latencies.length})`,
       ],
       ["last dependency's endedAt → dependent started, slot free", spread(free.map((latency) => latency.fromMerged))],
+      [
+        'dependents whose worktree was cut when they started, not by the merge that made them ready',
+        `${states.filter((state) => state.dependsOn.length > 0 && merges.cutAtStart.includes(state.id)).length}`,
+      ],
+      ['hand-off, slot free, in parts: 1. dependency reported → its merge scheduled', spread(handOff.toMerge)],
+      ['2. merge scheduled → completed (queue, pick-up, git, cutting the worktree)', spread(handOff.merge)],
+      ["3. merge completed → dependent's child asked for", spread(handOff.toStart)],
+      ['4. child asked for → started (server)', spread(handOff.childStart)],
+      ['5. child started → the batch records it', spread(handOff.noticed)],
     ],
   };
 }

@@ -2,8 +2,8 @@ import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter, type Timestamp } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 
-/** The batch's merge activities, one task each (`integrateTask`) or several (`integrateTasks`). */
-const MERGE_ACTIVITIES = new Set(['integrateTask', 'integrateTasks']);
+/** The batch's merge activities: one task each (`mergeTask`, older `integrateTask`) or several (`integrateTasks`). */
+const MERGE_ACTIVITIES = new Set(['integrateTask', 'integrateTasks', 'mergeTask']);
 
 export interface MergeTimings {
   /** Scheduled → started: waiting for a worker slot. */
@@ -19,6 +19,21 @@ export interface MergeTimings {
   mergeWaitMs: number[];
   /** The batch asking to start a child → the server reporting it started. */
   childStartMs: number[];
+  /** Tasks whose worktree was cut when they started (`createTaskWorktree`), not by the merge that made them ready. */
+  cutAtStart: string[];
+  /** Per task, when its history events happened (ms since the epoch): to take a dependent's hand-off apart. */
+  moments: Map<string, TaskMoments>;
+}
+
+export interface TaskMoments {
+  /** Its child's end reached the batch. */
+  reported?: number;
+  /** The merge activity that took it: scheduled and completed. */
+  mergeScheduled?: number;
+  mergeCompleted?: number;
+  /** The batch asked for its child (its worktree ready), and the server reported the child started. */
+  startAsked?: number;
+  childStarted?: number;
 }
 
 const toMs = (time?: Timestamp | null) => Number(time?.seconds ?? 0) * 1000 + Math.floor((time?.nanos ?? 0) / 1e6);
@@ -33,6 +48,8 @@ export async function mergeTimings(client: Client, workflowId: string): Promise<
     workflowTaskRunMs: [],
     mergeWaitMs: [],
     childStartMs: [],
+    moments: new Map(),
+    cutAtStart: [],
   };
   for await (const execution of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) {
     const history = await client.workflow.getHandle(workflowId, execution.runId).fetchHistory();
@@ -42,7 +59,8 @@ export async function mergeTimings(client: Client, workflowId: string): Promise<
 }
 
 function addRun(events: temporal.api.history.v1.IHistoryEvent[], timings: MergeTimings): void {
-  const scheduled = new Map<number, { at: number; tasks: number }>();
+  const moment = (taskId: string) => timings.moments.get(taskId) ?? timings.moments.set(taskId, {}).get(taskId)!;
+  const scheduled = new Map<number, { at: number; tasks: number; taskIds: string[] }>();
   const reported = new Map<string, number>();
   const startAsked = new Map<string, number>();
   const started = new Map<number, number>();
@@ -62,9 +80,15 @@ function addRun(events: temporal.api.history.v1.IHistoryEvent[], timings: MergeT
       const [report] = (signal.input?.payloads ?? []).map((payload) =>
         defaultPayloadConverter.fromPayload<{ kind: string; workflowId: string }>(payload),
       );
-      if (report?.kind === 'finished') reported.set(taskIdOf(report.workflowId), at);
+      if (report?.kind === 'finished') {
+        reported.set(taskIdOf(report.workflowId), at);
+        moment(taskIdOf(report.workflowId)).reported = at;
+      }
     }
     const scheduling = event.activityTaskScheduledEventAttributes;
+    if (scheduling?.activityType?.name === 'createTaskWorktree') {
+      timings.cutAtStart.push(defaultPayloadConverter.fromPayload<{ taskId: string }>(scheduling.input!.payloads![0]).taskId);
+    }
     if (scheduling && MERGE_ACTIVITIES.has(scheduling.activityType?.name ?? '')) {
       const [input] = (scheduling.input?.payloads ?? []).map((payload) =>
         defaultPayloadConverter.fromPayload<{ tasks?: { taskId: string }[]; commitMessage?: string }>(payload),
@@ -72,12 +96,19 @@ function addRun(events: temporal.api.history.v1.IHistoryEvent[], timings: MergeT
       // integrateTasks names its tasks; the older integrateTask only in its commit message, `<task id>: <title>`.
       const taskIds = input?.tasks?.map((task) => task.taskId) ?? [input?.commitMessage?.split(':')[0] ?? ''];
       for (const taskId of taskIds) if (reported.has(taskId)) timings.mergeWaitMs.push(at - reported.get(taskId)!);
-      scheduled.set(id, { at, tasks: taskIds.length });
+      for (const taskId of taskIds) moment(taskId).mergeScheduled = at;
+      scheduled.set(id, { at, tasks: taskIds.length, taskIds });
     }
     const asking = event.startChildWorkflowExecutionInitiatedEventAttributes;
-    if (asking?.workflowId) startAsked.set(asking.workflowId, at);
+    if (asking?.workflowId) {
+      startAsked.set(asking.workflowId, at);
+      moment(taskIdOf(asking.workflowId)).startAsked = at;
+    }
     const childStarted = event.childWorkflowExecutionStartedEventAttributes?.workflowExecution?.workflowId;
-    if (childStarted && startAsked.has(childStarted)) timings.childStartMs.push(at - startAsked.get(childStarted)!);
+    if (childStarted && startAsked.has(childStarted)) {
+      timings.childStartMs.push(at - startAsked.get(childStarted)!);
+      moment(taskIdOf(childStarted)).childStarted = at;
+    }
     const start = event.activityTaskStartedEventAttributes;
     if (start && scheduled.has(Number(start.scheduledEventId))) started.set(Number(start.scheduledEventId), at);
     const completion = event.activityTaskCompletedEventAttributes;
@@ -87,6 +118,7 @@ function addRun(events: temporal.api.history.v1.IHistoryEvent[], timings: MergeT
       timings.queuedMs.push(startedAt - merge.at);
       timings.runMs.push(at - startedAt);
       timings.tasksPerMerge.push(merge.tasks);
+      for (const taskId of merge.taskIds) moment(taskId).mergeCompleted = at;
     }
   }
 }
