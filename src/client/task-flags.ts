@@ -60,6 +60,7 @@ export const TASK_FLAGS: Record<Exclude<TaskField, 'description'>, FieldFlag> = 
   maxCostUsd: number('--max-cost-usd <usd>', 'cost cap in USD; reaching it asks a human'),
   contextWindow: number('--context-window <tokens>', "context window (default: the model's)"),
   onLoop: text('--on-loop <action>', 'a loop the nudge did not break: blocker (default) or fail'),
+  hostTimeout: text('--host-timeout <duration>', "how long work may wait for the workspace host's worker before asking (default 10m)"),
   stallTimeout: text('--stall-timeout <duration>', 'no successful tool call for this long is a stall (default 5m)'),
   onStall: text('--on-stall <action>', 'retry (default), blocker or fail'),
   hostQueue: text('--host-queue <queue>', "pin the workspace tools to a host's queue, codeloop@<host-id>"),

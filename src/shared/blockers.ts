@@ -15,6 +15,7 @@ export type BlockerOrigin =
   | 'final-question'
   | 'credentials'
   | 'model-unavailable'
+  | 'host-unavailable'
   | 'approval'
   | 'escalation'
   | 'budget'

@@ -15,6 +15,8 @@ import {
 } from '../../shared/tools.js';
 import { describeIssues } from '../../shared/validation.js';
 import { commandActivities, fileActivities } from './activities.js';
+import { onHost, type HostWait } from './host-wait.js';
+import { countToolCall } from './metrics.js';
 import { summarizeToolCall } from './summaries.js';
 
 /** Where a task's tools run: its workspace, on the host whose own queue is `hostQueue`, with what its commands may reach. */
@@ -24,6 +26,8 @@ export interface ToolTarget {
   access: CommandAccess;
   /** What failed before the task (the gates' baseline): `run_tests` lists new failures first and counts these. */
   knownFailures?: string[];
+  /** How long the host may take to pick its work up, and who is asked past that. */
+  hostWait?: HostWait;
 }
 
 /** What the workflow decides itself around the workspace tools. */
@@ -49,10 +53,12 @@ function executeOnHost(name: WorkspaceToolName, input: unknown, target: ToolTarg
   const options = { taskQueue: target.hostQueue, summary };
   const known = name === 'run_tests' && target.knownFailures?.length ? { knownFailures: target.knownFailures } : {};
   const call = [{ workspace: target.workspace, input, access: target.access, ...known }] as [never];
-  if (!COMMAND_TOOLS.has(name)) return fileActivities[activity].executeWithOptions(options, call);
-  // A command's own timeout plus a minute to report; run_tests uses the maximum command timeout.
-  const seconds = name === 'run_command' ? (input as ToolInput<'run_command'>).timeout : COMMAND_TIMEOUT.maxSeconds;
-  return commandActivities[activity].executeWithOptions({ ...options, startToCloseTimeout: `${seconds + 60} seconds` }, call);
+  return onHost(target.hostWait, summary, (limit) => {
+    if (!COMMAND_TOOLS.has(name)) return fileActivities[activity].executeWithOptions({ ...options, ...limit }, call);
+    // A command's own timeout plus a minute to report; run_tests uses the maximum command timeout.
+    const seconds = name === 'run_command' ? (input as ToolInput<'run_command'>).timeout : COMMAND_TIMEOUT.maxSeconds;
+    return commandActivities[activity].executeWithOptions({ ...options, ...limit, startToCloseTimeout: `${seconds + 60} seconds` }, call);
+  });
 }
 
 /**
@@ -68,6 +74,7 @@ export async function executeToolCalls(calls: ToolUseBlock[], target: ToolTarget
     executed.push(...(await Promise.all(calls.slice(index, end).map((call) => executeToolCall(call, target, hooks)))));
     index = end;
   }
+  for (const { name, outcome } of executed) countToolCall(name, outcome.isError);
   return executed;
 }
 

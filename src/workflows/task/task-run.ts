@@ -17,6 +17,7 @@ import { applies } from '../common/patches.js';
 import { workflowNow } from '../common/workflow-time.js';
 import { setupActivities } from '../common/setup-activities.js';
 import { fileActivities, modelActivities } from '../common/activities.js';
+import { hostLostQuestion, onHost, type HostWait } from '../common/host-wait.js';
 import { approveCommand } from './approval.js';
 import { BlockerDesk, type BlockerSpec } from '../common/blocker-desk.js';
 import { measure, SUMMARY_SYSTEM, transcript, type ConversationSize } from './compaction.js';
@@ -28,6 +29,7 @@ import { askForGuidance, askForMoreIterations, isStalled, keepWithinCaps, onStal
 import { shouldContinueAsNew } from './run-budget.js';
 import { iterationBudget, noteChangedFile, startState, type RunState, type TaskCarry, type TaskWorkflow } from './run-state.js';
 import { Spend } from '../common/spend.js';
+import { countIteration } from '../common/metrics.js';
 import { withDeadline } from './stall-race.js';
 import { executeToolCalls, toToolResults, type ToolTarget } from '../common/tool-calls.js';
 import { describeBaseline, describeFailedGates, Verifier } from './verifier.js';
@@ -47,7 +49,10 @@ export class TaskRun implements PolicyHost {
   private readonly guards: Guards;
   private readonly verifier: Verifier;
   private readonly searchAttributes = new SearchAttributeTracker();
-  private readonly trail = new TaskTrail(() => this.state);
+  private readonly trail = new TaskTrail(
+    () => this.state,
+    (hostId) => this.hostWait(hostId),
+  );
 
   constructor(
     readonly input: TaskInput,
@@ -72,6 +77,7 @@ export class TaskRun implements PolicyHost {
     for (;;) {
       await this.beforeModelCall();
       this.state.iteration += 1;
+      countIteration();
       const turn = await this.callModel();
       this.state.messages.push({ role: 'assistant', content: turn.content });
       const text = finalText(turn.content);
@@ -110,15 +116,18 @@ export class TaskRun implements PolicyHost {
   private async prepare(): Promise<ToolTarget> {
     if (!this.state.binding || !this.state.project) {
       const pinned = this.input.hostQueue ? { taskQueue: this.input.hostQueue } : {};
-      const binding = await setupActivities.bindWorkspace.executeWithOptions(
-        { ...pinned, summary: `bind workspace ${this.input.workspace}` },
-        [this.input.workspace],
+      const summary = `bind workspace ${this.input.workspace}`;
+      // Unpinned, any worker binds it; pinned, the host named in the queue must be there to.
+      const wait = this.input.hostQueue ? this.hostWait(this.input.hostQueue.slice(this.input.hostQueue.lastIndexOf('@') + 1)) : undefined;
+      const binding = await onHost(wait, summary, (limit) =>
+        setupActivities.bindWorkspace.executeWithOptions({ ...pinned, summary, ...limit }, [this.input.workspace]),
       );
       const ownBranch = binding.inGitRepo && this.input.git === 'branch' && applies('taskGitBranch');
       this.state.binding = ownBranch ? await this.trail.start(binding) : binding;
-      this.state.project = await fileActivities.describeWorkspace.executeWithOptions(
-        { taskQueue: this.state.binding.hostQueue, summary: `describe workspace on ${this.state.binding.hostId}` },
-        [this.state.binding.workspace],
+      const { hostQueue, hostId, workspace } = this.state.binding;
+      const describe = `describe workspace on ${hostId}`;
+      this.state.project = await onHost(this.hostWait(hostId), describe, (limit) =>
+        fileActivities.describeWorkspace.executeWithOptions({ taskQueue: hostQueue, summary: describe, ...limit }, [workspace]),
       );
       this.system = this.buildSystem(this.state.project);
       const kickoff = [kickoffMessage(this.input)];
@@ -141,6 +150,18 @@ export class TaskRun implements PolicyHost {
       hostQueue: binding.hostQueue,
       access: { network: this.input.network, env: this.input.env },
       ...(knownFailures.length ? { knownFailures } : {}),
+      hostWait: this.hostWait(binding.hostId),
+    };
+  }
+
+  /** Work for `hostId` that its worker has not taken within `hostTimeout` asks a human: wait again, or stop. */
+  private hostWait(hostId: string): HostWait {
+    const timeout = this.input.hostTimeout;
+    return {
+      timeout,
+      lost: async (what) => {
+        await askForGuidance(this, { origin: 'host-unavailable', ...hostLostQuestion(hostId, what, timeout) }, 'host_unavailable');
+      },
     };
   }
 
@@ -253,7 +274,7 @@ export class TaskRun implements PolicyHost {
     }
     this.state.phase = phaseOf(executed) ?? this.state.phase;
     this.state.lastStep = executed[executed.length - 1].summary;
-    await this.trail.checkpoint(executed, target.hostQueue, this.state.iteration);
+    await this.trail.checkpoint(executed, this.state.iteration);
     const notes = await this.react(this.guards.afterTools(executed, this.state.iteration));
     this.state.messages.push({
       role: 'user',

@@ -1,6 +1,7 @@
 import { log, workflowInfo } from '@temporalio/workflow';
 import type { WorkspaceBinding } from '../../activities/index.js';
 import { gitActivities } from '../common/activities.js';
+import { onHost, type HostWait } from '../common/host-wait.js';
 import { batchIdFromWorkflowId } from '../common/batch-id.js';
 import type { ExecutedCall } from '../common/tool-calls.js';
 import type { RunState } from './run-state.js';
@@ -15,14 +16,20 @@ const mayHaveChanged = ({ name, outcome }: ExecutedCall) =>
  * lives in the run's state, so it survives continue-as-new and a worker crash; each git step is idempotent.
  */
 export class TaskTrail {
-  constructor(private readonly state: () => RunState) {}
+  constructor(
+    private readonly state: () => RunState,
+    /** How long each git step may wait for the host, and who is asked past that (see `onHost`). */
+    private readonly wait: (hostId: string) => HostWait,
+  ) {}
 
   /** Cuts the branch and returns the binding moved into the worktree; outside a repository, the binding as it was. */
   async start(binding: WorkspaceBinding): Promise<WorkspaceBinding> {
     const taskId = batchIdFromWorkflowId(workflowInfo().workflowId);
-    const started = await gitActivities.startTaskBranch.executeWithOptions(
-      { taskQueue: binding.hostQueue, summary: `branch codeloop/task/${taskId} from HEAD` },
-      [{ workspace: binding.workspace, taskId }],
+    const summary = `branch codeloop/task/${taskId} from HEAD`;
+    const started = await onHost(this.wait(binding.hostId), summary, (limit) =>
+      gitActivities.startTaskBranch.executeWithOptions({ taskQueue: binding.hostQueue, summary, ...limit }, [
+        { workspace: binding.workspace, taskId },
+      ]),
     );
     if (started.inPlace) {
       log.info('working in place', { why: started.why });
@@ -33,12 +40,14 @@ export class TaskTrail {
     return { ...binding, workspace: trail.workspace };
   }
 
-  async checkpoint(executed: ExecutedCall[], hostQueue: string, iteration: number): Promise<void> {
-    const git = this.state().git;
-    if (!git || git.end || !executed.some(mayHaveChanged)) return;
-    const { commit } = await gitActivities.checkpointTask.executeWithOptions(
-      { taskQueue: hostQueue, summary: `checkpoint iteration ${iteration}` },
-      [{ worktree: git.worktree, iteration }],
+  async checkpoint(executed: ExecutedCall[], iteration: number): Promise<void> {
+    const { git, binding } = this.state();
+    if (!git || git.end || !binding || !executed.some(mayHaveChanged)) return;
+    const summary = `checkpoint iteration ${iteration}`;
+    const { commit } = await onHost(this.wait(binding.hostId), summary, (limit) =>
+      gitActivities.checkpointTask.executeWithOptions({ taskQueue: binding.hostQueue, summary, ...limit }, [
+        { worktree: git.worktree, iteration },
+      ]),
     );
     if (commit && !git.checkpoints.some((checkpoint) => checkpoint.iteration === iteration)) git.checkpoints.push({ iteration, commit });
   }
@@ -48,9 +57,11 @@ export class TaskTrail {
     const { git, binding } = this.state();
     if (!git || git.end || !binding) return;
     const { repo, worktree, branch, base } = git;
-    git.end = await gitActivities.finishTaskBranch.executeWithOptions(
-      { taskQueue: binding.hostQueue, summary: `commit the task's work on ${branch}` },
-      [{ repo, worktree, branch, base, message, always }],
+    const summary = `commit the task's work on ${branch}`;
+    git.end = await onHost(this.wait(binding.hostId), summary, (limit) =>
+      gitActivities.finishTaskBranch.executeWithOptions({ taskQueue: binding.hostQueue, summary, ...limit }, [
+        { repo, worktree, branch, base, message, always },
+      ]),
     );
   }
 }

@@ -1,5 +1,7 @@
 import type { GateResult, GateSpec } from '../../shared/gates.js';
 import { commandActivities, fileActivities } from '../common/activities.js';
+import { countGateResult } from '../common/metrics.js';
+import { onHost } from '../common/host-wait.js';
 import type { ToolTarget } from '../common/tool-calls.js';
 
 export interface VerifierCarry {
@@ -31,9 +33,9 @@ export class Verifier {
   }
 
   async run(target: ToolTarget): Promise<GateResult[]> {
-    this.gates ??= await fileActivities.detectGates.executeWithOptions(
-      { taskQueue: target.hostQueue, summary: 'detect verification gates' },
-      [target.workspace],
+    const summary = 'detect verification gates';
+    this.gates ??= await onHost(target.hostWait, summary, (limit) =>
+      fileActivities.detectGates.executeWithOptions({ taskQueue: target.hostQueue, summary, ...limit }, [target.workspace]),
     );
     this.results = await this.runAll(target, this.gates);
     return this.results;
@@ -43,17 +45,17 @@ export class Verifier {
     const results: GateResult[] = [];
     for (const gate of gates) {
       const baseline = when ? undefined : this.baseline?.find((result) => result.name === gate.name);
+      const summary = `verify ${gate.name}${when ? ` ${when}` : ''}: ${gate.command}`;
       results.push(
-        await commandActivities.runVerification.executeWithOptions(
-          {
-            taskQueue: target.hostQueue,
-            summary: `verify ${gate.name}${when ? ` ${when}` : ''}: ${gate.command}`,
-            startToCloseTimeout: `${gate.timeoutSeconds + 60} seconds`,
-          },
-          [{ workspace: target.workspace, gate, access: target.access, ...(baseline ? { baseline } : {}) }],
+        await onHost(target.hostWait, summary, (limit) =>
+          commandActivities.runVerification.executeWithOptions(
+            { taskQueue: target.hostQueue, summary, startToCloseTimeout: `${gate.timeoutSeconds + 60} seconds`, ...limit },
+            [{ workspace: target.workspace, gate, access: target.access, ...(baseline ? { baseline } : {}) }],
+          ),
         ),
       );
     }
+    for (const result of results) countGateResult(result, when ? 'baseline' : 'final');
     return results;
   }
 
