@@ -57,6 +57,11 @@ export const BatchTaskSchema = objectWithKnownKeys({
   description: z.string().trim().min(1),
   dependsOn: z.array(z.string()).default([]),
   workspace: WorkspacePathSchema.optional(),
+  /**
+   * The host whose queue (`codeloop@<host-id>`) holds this task's workspace: the workspace is bound there, not by
+   * whichever worker answers first. Tasks that share a workspace share its host, so they must not name two.
+   */
+  hostQueue: z.string().min(1).optional(),
   prd: z.string().optional(),
   maxIterations: MaxIterationsSchema.optional(),
   complexity: ComplexitySchema.optional(),
@@ -124,12 +129,32 @@ export type BatchTask = z.output<typeof BatchTaskSchema>;
 /** Parses the input and validates its DAG; either failure is a non-retryable error that says what is wrong. */
 export function parseBatchInput(raw: unknown): BatchInput {
   const input = parseOrFail(BatchInputSchema, raw, 'batch input');
-  assertValidDag(input.tasks);
+  assertValidDag(input.tasks, input.workspace);
   return input;
 }
 
-export function assertValidDag(tasks: BatchTask[]): void {
-  const problems = dagProblems(tasks);
+/** The host queue each workspace is pinned to by its tasks' `hostQueue`; unpinned workspaces are absent. */
+export function pinnedHosts(tasks: BatchTask[], workspace?: string): Map<string, string> {
+  const pinned = new Map<string, string>();
+  for (const task of tasks) {
+    const where = task.workspace ?? workspace;
+    if (task.hostQueue && where && !pinned.has(where)) pinned.set(where, task.hostQueue);
+  }
+  return pinned;
+}
+
+function hostProblems(tasks: BatchTask[], workspace?: string): string[] {
+  const pinned = pinnedHosts(tasks, workspace);
+  return tasks
+    .filter((task) => task.hostQueue && pinned.get((task.workspace ?? workspace)!) !== task.hostQueue)
+    .map(
+      (task) =>
+        `task ${task.id} pins workspace ${task.workspace ?? workspace} to ${task.hostQueue}, another task to ${pinned.get((task.workspace ?? workspace)!)}; one workspace has one host`,
+    );
+}
+
+export function assertValidDag(tasks: BatchTask[], workspace?: string): void {
+  const problems = [...dagProblems(tasks), ...hostProblems(tasks, workspace)];
   if (problems.length > 0) throw ApplicationFailure.nonRetryable(`invalid batch: ${problems.join('; ')}`, ErrorType.InvalidBatch);
 }
 

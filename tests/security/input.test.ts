@@ -71,6 +71,18 @@ describe('workspace: refused by name in the schema, and by its real path when bo
     );
   });
 
+  test('a batch refuses two hosts for one workspace, naming both', async () => {
+    const tasks = [
+      { ...task('a'), hostQueue: 'codeloop@build-01' },
+      { ...task('b'), hostQueue: 'codeloop@build-02' },
+      { ...task('c'), workspace: '/tmp/other', hostQueue: 'codeloop@build-02' },
+    ];
+    const error = await errorOf(() => parseBatchInput({ workspace: '/tmp/x', tasks }));
+    expect(error?.message).toBe(
+      'invalid batch: task b pins workspace /tmp/x to codeloop@build-02, another task to codeloop@build-01; one workspace has one host',
+    );
+  });
+
   test('bindWorkspace refuses a system directory named directly', async () => {
     const error = await errorOf(() => bindWorkspace('/etc'));
     expect(error).toMatchObject({ type: 'WorkspaceUnavailable', nonRetryable: true });

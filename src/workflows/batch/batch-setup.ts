@@ -2,7 +2,7 @@ import { workflowInfo } from '@temporalio/workflow';
 import type { BatchRepo } from '../../activities/git/index.js';
 import type { WorkspaceBinding } from '../../activities/workspace.js';
 import { batchIdFromWorkflowId, legacyBatchIdFromWorkflowId } from '../common/batch-id.js';
-import { assertValidDag, type BatchInput, type BatchTask } from '../../shared/batch-input.js';
+import { assertValidDag, pinnedHosts, type BatchInput, type BatchTask } from '../../shared/batch-input.js';
 import type { BatchTaskState } from '../../shared/batch-state.js';
 import { applies } from '../common/patches.js';
 import { setupActivities } from '../common/setup-activities.js';
@@ -32,11 +32,12 @@ export async function prepareBatch(
       [{ workspace: binding.workspace, file: input.tasksFile }],
     );
     tasks = [...tasks, ...fromFile];
-    assertValidDag(tasks);
+    assertValidDag(tasks, input.workspace);
   }
   const repos: Record<string, RepoState> = {};
+  const pinned = pinnedHosts(tasks, input.workspace);
   for (const workspace of new Set(tasks.map((task) => workspaceOf(input, task)))) {
-    const binding = await bind(workspace);
+    const binding = await bind(workspace, pinned.get(workspace));
     const repo = await gitActivities.prepareBatchRepo.executeWithOptions(
       { taskQueue: binding.hostQueue, summary: `integration branch for batch ${batchId}` },
       [{ repo: binding.workspace, batchId, baseBranch: input.baseBranch }],
@@ -54,8 +55,10 @@ export async function prepareBatch(
   return { tasks, repos, states };
 }
 
-function bind(workspace: string): Promise<WorkspaceBinding> {
-  return setupActivities.bindWorkspace.executeWithOptions({ summary: `bind workspace ${workspace}` }, [workspace]);
+/** On the shared queue, whichever worker answers holds the workspace; pinned, the host named holds it. */
+function bind(workspace: string, hostQueue?: string): Promise<WorkspaceBinding> {
+  const pin = hostQueue ? { taskQueue: hostQueue } : {};
+  return setupActivities.bindWorkspace.executeWithOptions({ ...pin, summary: `bind workspace ${workspace}` }, [workspace]);
 }
 
 /**
