@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -7,11 +8,13 @@ import { dependencyLinks, linkDependencies } from '../dependency-links.js';
 import { git, tryGit } from './run-git.js';
 
 /**
- * Where a batch's worktrees live: under `worktreesDir` (`CODELOOP_WORKTREES_DIR`) when the worker has one, otherwise
- * beside the repository; never inside another task's tree.
+ * Where a batch's worktrees live: beside the repository, or under `worktreesDir` (`CODELOOP_WORKTREES_DIR`) in a
+ * directory of the repository's own (its name and a hash of its path: a batch over two repositories on one host, or two
+ * checkouts both called `app`, never share an integration worktree); never inside another task's tree.
  */
 export function worktreeRoot(repo: string, batchId: string, worktreesDir?: string): string {
-  const base = worktreesDir || path.join(path.dirname(repo), '.codeloop-worktrees', path.basename(repo));
+  const own = `${path.basename(repo)}-${createHash('sha256').update(repo).digest('hex').slice(0, 8)}`;
+  const base = worktreesDir ? path.join(worktreesDir, own) : path.join(path.dirname(repo), '.codeloop-worktrees', path.basename(repo));
   return path.join(base, batchId);
 }
 
