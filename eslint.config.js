@@ -6,7 +6,8 @@ import tseslint from 'typescript-eslint';
 const nodeBuiltins = builtinModules.flatMap((name) => [name, `node:${name}`]);
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.tools/', '.test-output/', 'bench/.out/', '.cache/', 'dist/', '**/*.mjs'] },
+  // evals/cases/ holds the suite's fixture repositories: projects of their own, with their own settings.
+  { ignores: ['node_modules/', '.tools/', '.test-output/', 'bench/.out/', '.cache/', 'dist/', '**/*.mjs', 'evals/cases/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -4,7 +4,9 @@ export default defineConfig({
   test: {
     include: ['tests/**/*.test.ts'],
     // Scripted tasks on published projects download them and run their suites: `npm run test:real`, also in CI.
-    exclude: ['tests/real-repos/**', 'node_modules/**'],
+    // `codeloop eval` on the built-in suite runs every case as a task: `npm run test:eval`.
+    // The PostgreSQL-backed cluster, built by `npm run install-cluster`, starts and stops for real: `npm run test:cluster`.
+    exclude: ['tests/real-repos/**', 'tests/eval/**', 'tests/cluster/**', 'node_modules/**'],
     // The worker's native bridge crashes under the thread pool; forks isolate it per file.
     pool: 'forks',
     // Most of a test's time is spent waiting on the Temporal server, not the CPU: four files at once on two cores

@@ -6,7 +6,7 @@ import { getBatchStateQuery } from '../src/shared/messages.js';
 import { startFakeMessagesApi } from '../tests/support/fake-messages-api.js';
 import { makeGitRepo } from '../tests/support/workspace.js';
 import { mergeTimings, type MergeTimings } from './batch-merge-timings.js';
-import { bundleAt, stamp, table, withWorkers, writeSection, type BenchEnv } from './harness.js';
+import { bundleAt, percentile, stamp, table, withWorkers, writeSection, type BenchEnv } from './harness.js';
 
 const TASKS = 200;
 const PARALLEL = 16;
@@ -22,11 +22,6 @@ export function randomDag(count: number, seed = 42) {
     return { id: `t${index}`, title: `Task ${index}`, description: 'nothing to change', dependsOn: [...dependsOn] };
   });
 }
-
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-};
 
 /** One batch run's figures, as table rows in a fixed order. */
 type Figures = { rows: [string, string][]; status: string };

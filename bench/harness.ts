@@ -113,6 +113,12 @@ export function table(headers: string[], rows: (string | number)[][]): string {
   return [line(headers), line(headers.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
+/** The nearest-rank percentile: the smallest value with at least `p`% of the values at or below it. */
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
 export const stamp = () => new Date().toISOString().slice(0, 16).replace('T', ' ');
 
 const silent = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: (message: string) => console.error(message) };

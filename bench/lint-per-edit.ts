@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { checkTypes, prepareTypeCheck } from '../src/activities/verification/type-check.js';
-import { stamp, table, writeSection, type BenchEnv } from './harness.js';
+import { percentile, stamp, table, writeSection, type BenchEnv } from './harness.js';
 
 const MODULES = 150;
 const HELPERS_PER_MODULE = 22;
@@ -189,9 +189,4 @@ function countLines(workspace: string): number {
   let lines = 0;
   for (let k = 0; k < MODULES; k++) lines += readFileSync(path.join(workspace, 'src', `m${k}.ts`), 'utf8').split('\n').length;
   return lines;
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }

@@ -11,6 +11,7 @@ import { benchCompaction } from './compaction.js';
 import { benchBatchMakespan } from './batch-makespan.js';
 import { benchSandboxCost } from './sandbox-cost.js';
 import { benchLintPerEdit } from './lint-per-edit.js';
+import { benchScale } from './scale.js';
 
 const benches = {
   overhead: benchIterationOverhead,
@@ -20,6 +21,7 @@ const benches = {
   batch: benchBatchMakespan,
   sandbox: benchSandboxCost,
   lint: benchLintPerEdit,
+  scale: benchScale,
 };
 
 async function main(): Promise<void> {
@@ -30,7 +32,8 @@ async function main(): Promise<void> {
   const requested = args;
   const unknown = requested.filter((name) => !(name in benches));
   if (unknown.length) throw new Error(`unknown bench ${unknown.join(', ')}; choose from ${Object.keys(benches).join(', ')}`);
-  const names = (requested.length ? requested : Object.keys(benches)) as (keyof typeof benches)[];
+  // `scale` starts a cluster and runs for many minutes: only when named.
+  const names = (requested.length ? requested : Object.keys(benches).filter((name) => name !== 'scale')) as (keyof typeof benches)[];
   installQuietRuntime();
   const env = await startBenchEnv();
   try {

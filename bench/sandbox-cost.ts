@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { runProcess } from '../src/activities/process/run-process.js';
 import { createSandbox, type Sandbox } from '../src/activities/process/sandbox.js';
-import { stamp, table, writeSection, type BenchEnv } from './harness.js';
+import { percentile, stamp, table, writeSection, type BenchEnv } from './harness.js';
 
 const WORKLOADS = [
   { name: '`true`', command: 'true', runs: 200 },
@@ -59,11 +59,6 @@ async function timeRun(sandbox: Sandbox, command: string, workspace: string): Pr
   const result = await runProcess({ command, cwd: workspace, timeoutMs: 60_000, env: process.env, sandbox });
   if (result.exitCode !== 0) throw new Error(`${command} failed ${sandbox.mode === 'on' ? 'sandboxed' : 'unsandboxed'}: ${result.output}`);
   return performance.now() - started;
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
 const fixed = (value: number) => value.toFixed(1);

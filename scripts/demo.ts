@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Runtime } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import { webUiUrl } from '../src/client/output.js';
 import { payloadCodecsFor } from '../src/payloads/codecs.js';
 import { loadConfig, type TemporalConfig } from '../src/config.js';
@@ -16,7 +16,7 @@ import { createCodeloopWorkers } from '../src/create-workers.js';
 import { ensureBubblewrap } from '../src/server/bubblewrap.js';
 import { startDevServer, type DevServer } from '../src/server/dev-server.js';
 import type { TaskStateSnapshot } from '../src/shared/task-state.js';
-import { createWorkerLogger } from '../src/worker-logger.js';
+import { installWorkerRuntime } from '../src/telemetry/worker-runtime.js';
 import type { agentTaskWorkflow } from '../src/workflows/index.js';
 import { getStateQuery } from '../src/shared/messages.js';
 import { startFakeMessagesApi } from '../tests/support/fake-messages-api.js';
@@ -27,7 +27,7 @@ const exitWhenDone = process.argv.includes('--exit');
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  Runtime.install({ logger: createWorkerLogger(config.worker.logLevel) });
+  installWorkerRuntime(config.worker.logLevel, config.telemetry);
   ensureBubblewrap(config.sandbox.mode);
   const { address, server } = await findOrStartServer(config.temporal);
   const fake = await startFakeMessagesApi();

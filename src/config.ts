@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,6 +47,18 @@ function isHttpUrl(text: string): boolean {
   return URL.canParse(text) && ['http:', 'https:'].includes(new URL(text).protocol);
 }
 
+/** `ip:port` or `[ipv6]:port`: the SDK's Prometheus exporter binds a socket address, not a host name. */
+function isSocketAddress(text: string): boolean {
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(text);
+  if (!match) return false;
+  const port = Number(match[3]);
+  return port >= 1 && port <= 65_535 && (match[1] ? isIP(match[1]) === 6 : isIP(match[2]) === 4);
+}
+
+/** The OTLP encodings the worker's trace exporter speaks; both go over HTTP (the collector's port 4318). */
+export const OTLP_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
+export type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
+
 /** A host, `[IPv6]` or either with `:port`, without a scheme: what the Temporal SDK's connection accepts. */
 const TEMPORAL_ADDRESS_FORMAT = /^(\[[0-9a-fA-F.:]+\]|[^\s:/[\]]+)(:\d{1,5})?$/;
 
@@ -64,6 +77,10 @@ const VariablesSchema = z.object({
   CODELOOP_LOG_LEVEL: oneOf(LOG_LEVELS, (text) => text.toUpperCase(), `one of ${LOG_LEVELS.join(', ')}, e.g. INFO`).default('WARN'),
   CODELOOP_WORKFLOW_BUNDLE: z.string().optional(),
   CODELOOP_WORKTREES_DIR: z.string().optional(),
+  CODELOOP_RECORD: z
+    .string()
+    .transform((dir) => path.resolve(dir))
+    .optional(),
   CODELOOP_SANDBOX: oneOf<SandboxMode>(
     ['on', 'off'],
     (text) => text.toLowerCase(),
@@ -105,6 +122,17 @@ const VariablesSchema = z.object({
   CODELOOP_TEMPORAL_PORT: port(7233).default(7233),
   CODELOOP_UI_PORT: port(8233).default(8233),
   TEMPORAL_CLI_PATH: z.string().optional(),
+  CODELOOP_METRICS_ADDRESS: z
+    .string()
+    .refine(isSocketAddress, must('an IP address and port to serve Prometheus metrics on, e.g. 0.0.0.0:9464 or 127.0.0.1:9464'))
+    .optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl('http://otel-collector:4318').optional(),
+  OTEL_EXPORTER_OTLP_PROTOCOL: oneOf(
+    OTLP_PROTOCOLS,
+    (text) => text.toLowerCase(),
+    "http/protobuf or http/json (traces go over OTLP/HTTP: point OTEL_EXPORTER_OTLP_ENDPOINT at the collector's port 4318)",
+  ).default('http/protobuf'),
+  OTEL_SERVICE_NAME: z.string().default('codeloop-worker'),
 });
 
 /** The names `loadConfig` reads; the README's Configuration table lists the same. */
@@ -135,6 +163,11 @@ export interface WorkerSettings {
   workflowBundle?: string;
   /** `CODELOOP_WORKTREES_DIR`: where batches' git worktrees go (default: beside the repository). */
   worktreesDir?: string;
+  /**
+   * `CODELOOP_RECORD`, made absolute: a directory where every model request and response is appended, one file per
+   * workflow id, so a session can be replayed with no key (`codeloop eval --replay`). Unset records nothing.
+   */
+  recordDir?: string;
 }
 
 export interface SandboxConfig {
@@ -177,6 +210,21 @@ export interface ServerConfig {
   temporalCliPath?: string;
 }
 
+/** What the worker tells operators: Prometheus metrics and OpenTelemetry traces, each off unless its variable is set. */
+export interface TelemetryConfig {
+  /** `CODELOOP_METRICS_ADDRESS`: where the worker serves `/metrics` (the SDK's figures and codeloop's own). */
+  metricsAddress?: string;
+  /** Set when `OTEL_EXPORTER_OTLP_ENDPOINT` is: spans of workflows, activities and model calls go there. */
+  traces?: {
+    /** `OTEL_EXPORTER_OTLP_ENDPOINT`: the collector's base URL; spans go to its `/v1/traces`. */
+    endpoint: string;
+    /** `OTEL_EXPORTER_OTLP_PROTOCOL`, default `http/protobuf`. */
+    protocol: OtlpProtocol;
+    /** `OTEL_SERVICE_NAME`, default `codeloop-worker`. */
+    serviceName: string;
+  };
+}
+
 export interface CodeloopConfig {
   temporal: TemporalConfig;
   worker: WorkerSettings;
@@ -185,6 +233,7 @@ export interface CodeloopConfig {
   payloads: PayloadConfig;
   cli: CliConfig;
   server: ServerConfig;
+  telemetry: TelemetryConfig;
 }
 
 /** What the model client is built with. Kept out of `CodeloopConfig`, which start-up messages may print. */
@@ -216,6 +265,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Codel
       logLevel: variables.CODELOOP_LOG_LEVEL,
       workflowBundle: variables.CODELOOP_WORKFLOW_BUNDLE,
       worktreesDir: variables.CODELOOP_WORKTREES_DIR,
+      recordDir: variables.CODELOOP_RECORD,
     },
     sandbox: { mode: variables.CODELOOP_SANDBOX, readOnly: variables.CODELOOP_SANDBOX_READONLY },
     model: {
@@ -229,6 +279,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Codel
       encrypted: variables.CODELOOP_PAYLOAD_KEYS !== undefined || variables.CODELOOP_PAYLOAD_KEYS_FILE !== undefined,
     },
     cli: { uiUrl: variables.CODELOOP_UI_URL },
+    telemetry: {
+      metricsAddress: variables.CODELOOP_METRICS_ADDRESS,
+      traces: variables.OTEL_EXPORTER_OTLP_ENDPOINT
+        ? {
+            endpoint: variables.OTEL_EXPORTER_OTLP_ENDPOINT,
+            protocol: variables.OTEL_EXPORTER_OTLP_PROTOCOL,
+            serviceName: variables.OTEL_SERVICE_NAME,
+          }
+        : undefined,
+    },
     server: {
       dataDir: variables.CODELOOP_DATA_DIR,
       port: variables.CODELOOP_TEMPORAL_PORT,

@@ -1,9 +1,10 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { NativeConnection, Worker, type WorkerOptions, type WorkerPlugin } from '@temporalio/worker';
 import { createActivities } from './activities/index.js';
 import { createActivityShell } from './activities/process/activity-shell.js';
 import { createSandbox, type Sandbox } from './activities/process/sandbox.js';
 import { loadConfig, readModelCredentials, type CodeloopConfig, type ModelCredentials } from './config.js';
+import { createExchangeRecorder } from './eval/recording.js';
 import { payloadCodecsFor } from './payloads/codecs.js';
 
 export interface CodeloopWorkerOptions {
@@ -22,6 +23,8 @@ export interface CodeloopWorkerOptions {
    * point the model at a loopback server this way. The credentials are read from it at each model call.
    */
   env?: NodeJS.ProcessEnv;
+  /** The tracing interceptors when `OTEL_EXPORTER_OTLP_ENDPOINT` is set (see `startTracing`), for both workers. */
+  plugins?: WorkerPlugin[];
 }
 
 export interface CodeloopWorkers {
@@ -51,11 +54,12 @@ export async function createCodeloopWorkers(options: CodeloopWorkerOptions): Pro
   const sandbox = createSandbox(env, config.sandbox);
   const activities = createWorkerActivities({ env: options.env, config, hostId, hostQueue, sandbox });
   const payloads = payloadCodecsFor(config.payloads, env);
-  const common: Pick<WorkerOptions, 'connection' | 'namespace' | 'activities' | 'dataConverter'> = {
+  const common: Pick<WorkerOptions, 'connection' | 'namespace' | 'activities' | 'dataConverter' | 'plugins'> = {
     connection: options.connection,
     namespace: options.namespace ?? config.temporal.namespace,
     activities,
     dataConverter: payloads.dataConverter,
+    plugins: options.plugins,
   };
   const workflowSource = options.workflowBundlePath
     ? { workflowBundle: { codePath: options.workflowBundlePath } }
@@ -96,6 +100,7 @@ export function createWorkerActivities(options: {
   return createActivities({
     createModelClient: modelClientFactory(() => readModelCredentials(workerEnv(options.env))),
     models: config.model.models,
+    recordExchange: config.worker.recordDir ? createExchangeRecorder(config.worker.recordDir) : undefined,
     worktreesDir: config.worker.worktreesDir,
     hostId: options.hostId,
     hostQueue: options.hostQueue,

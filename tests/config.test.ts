@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import net from 'node:net';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,6 +18,7 @@ const DEFAULTS = {
   model: { models: { default: 'claude-sonnet-5-5', planning: 'claude-opus-5-5', summary: 'claude-haiku-5' } },
   cli: { uiUrl: 'http://localhost:8233' },
   server: { dataDir: path.resolve('.data'), port: 7233, uiPort: 8233, temporalCliPath: undefined },
+  telemetry: { metricsAddress: undefined, traces: undefined },
 };
 
 /** The `ConfigError` that `env` gets; fails the test if there is none. */
@@ -62,6 +64,10 @@ describe('loadConfig', () => {
       CODELOOP_TEMPORAL_PORT: '17233',
       CODELOOP_UI_PORT: '18233',
       TEMPORAL_CLI_PATH: '/usr/local/bin/temporal',
+      CODELOOP_METRICS_ADDRESS: '0.0.0.0:9464',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector:4318',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'HTTP/JSON',
+      OTEL_SERVICE_NAME: 'codeloop-eu',
     });
     expect(config).toEqual({
       temporal: { address: 'temporal.internal:7233', addressSet: true, namespace: 'agents', taskQueue: 'nightly' },
@@ -71,7 +77,26 @@ describe('loadConfig', () => {
       payloads: { store: 'postgres://codeloop:secret@db:5432/temporal', encrypted: true },
       cli: { uiUrl: 'https://temporal.example.com' },
       server: { dataDir: '/var/lib/codeloop', port: 17233, uiPort: 18233, temporalCliPath: '/usr/local/bin/temporal' },
+      telemetry: {
+        metricsAddress: '0.0.0.0:9464',
+        traces: { endpoint: 'http://otel-collector:4318', protocol: 'http/json', serviceName: 'codeloop-eu' },
+      },
     });
+  });
+
+  test('traces: OTLP over HTTP with protobuf, as codeloop-worker, once an endpoint is set', () => {
+    expect(loadConfig({ OTEL_SERVICE_NAME: 'unused' }).telemetry.traces).toBeUndefined();
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otlp.example.com' }).telemetry.traces).toEqual({
+      endpoint: 'https://otlp.example.com',
+      protocol: 'http/protobuf',
+      serviceName: 'codeloop-worker',
+    });
+  });
+
+  test('the metrics addresses the Prometheus exporter can bind', () => {
+    for (const address of ['0.0.0.0:9464', '127.0.0.1:1', '[::]:9464', '[::1]:65535']) {
+      expect(loadConfig({ CODELOOP_METRICS_ADDRESS: address }).telemetry.metricsAddress).toBe(address);
+    }
   });
 
   test('the addresses the Temporal SDK accepts', () => {
@@ -98,6 +123,7 @@ describe('invalid values: one line naming the variable, what it must be and what
   const ADDRESS = 'host:port without a scheme, e.g. 127.0.0.1:7233';
   const URL_LIKE = (example: string) => `an http or https URL, e.g. ${example}`;
   const PORT = (example: number) => `a TCP port from 1 to 65535, e.g. ${example}`;
+  const METRICS_ADDRESS = 'an IP address and port to serve Prometheus metrics on, e.g. 0.0.0.0:9464 or 127.0.0.1:9464';
   test.each([
     ['TEMPORAL_ADDRESS', 'http://temporal:7233', ADDRESS],
     ['TEMPORAL_ADDRESS', 'temporal 7233', ADDRESS],
@@ -110,6 +136,16 @@ describe('invalid values: one line naming the variable, what it must be and what
     ['CODELOOP_TEMPORAL_PORT', '0', PORT(7233)],
     ['CODELOOP_UI_PORT', '70000', PORT(8233)],
     ['CODELOOP_UI_PORT', '8233.5', PORT(8233)],
+    ['CODELOOP_METRICS_ADDRESS', 'localhost:9464', METRICS_ADDRESS],
+    ['CODELOOP_METRICS_ADDRESS', '9464', METRICS_ADDRESS],
+    ['CODELOOP_METRICS_ADDRESS', '0.0.0.0:70000', METRICS_ADDRESS],
+    ['CODELOOP_METRICS_ADDRESS', '::1:9464', METRICS_ADDRESS],
+    ['OTEL_EXPORTER_OTLP_ENDPOINT', 'otel-collector:4318', URL_LIKE('http://otel-collector:4318')],
+    [
+      'OTEL_EXPORTER_OTLP_PROTOCOL',
+      'grpc',
+      "http/protobuf or http/json (traces go over OTLP/HTTP: point OTEL_EXPORTER_OTLP_ENDPOINT at the collector's port 4318)",
+    ],
     [
       'CODELOOP_PAYLOAD_STORE',
       's3://bucket',
@@ -180,6 +216,23 @@ describe('entry points: a bad value is one line on stderr and exit code 1, befor
       'codeloop: CODELOOP_UI_URL must be an http or https URL, e.g. http://localhost:8233; got "localhost:8233"',
     ]);
     expect((await run([path.resolve('bin/codeloop.js'), '--help'], env)).code).toBe(0);
+  });
+
+  test('the worker, when its metrics address is taken', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const address = `127.0.0.1:${(taken.address() as net.AddressInfo).port}`;
+    try {
+      const result = await run(tsx('src/worker.ts'), { CODELOOP_METRICS_ADDRESS: address });
+      expect(result.code).toBe(1);
+      expect(result.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(
+          new RegExp(`^CODELOOP_METRICS_ADDRESS ${address} cannot be served \\(.*in use.*\\); set a free port, or unset it`),
+        ),
+      ]);
+    } finally {
+      taken.close();
+    }
   });
 
   test('npm start', async () => {

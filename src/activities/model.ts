@@ -5,6 +5,7 @@ import type { ContentBlock, Message, ModelPurpose, ModelRequest, ModelTurn } fro
 import { ErrorType } from '../shared/errors.js';
 import { toolDefinitions } from '../shared/tools.js';
 import { toModelFailure } from './model-errors.js';
+import { observeModelCall } from './model-telemetry.js';
 
 export interface ModelDeps {
   /** Builds a client from the worker's environment, or `undefined` when `ANTHROPIC_API_KEY` is missing. */
@@ -12,7 +13,21 @@ export interface ModelDeps {
   /** Used when a request names no model: the worker's model for the request's purpose (`CODELOOP_MODEL`, `_PLANNING`, `_SUMMARY`). */
   models: Record<ModelPurpose, string>;
   hostId: string;
+  /** Keeps each request and its response (`CODELOOP_RECORD`), for replaying the session with no key. */
+  recordExchange?: ExchangeRecorder;
 }
+
+/** One model call as sent and as answered, with the workflow it belongs to. */
+export interface ModelExchange {
+  /** Absent only for an activity started outside a workflow. */
+  workflowId?: string;
+  runId?: string;
+  attempt: number;
+  request: Anthropic.MessageCreateParamsNonStreaming;
+  response: Anthropic.Message;
+}
+
+export type ExchangeRecorder = (exchange: ModelExchange) => Promise<void>;
 
 const EPHEMERAL = { type: 'ephemeral' } as const;
 const HEARTBEAT_EVERY_MS = 3_000;
@@ -32,9 +47,17 @@ export function createModelActivities(deps: ModelDeps) {
       // Heartbeat on a timer as well as per event: a large prompt can take a while before its first byte.
       const timer = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
       try {
-        const stream = client.messages.stream(toApiRequest(request, deps.models), { signal: context.cancellationSignal });
-        stream.on('streamEvent', () => context.heartbeat());
-        const message = await stream.finalMessage();
+        const body = toApiRequest(request, deps.models);
+        const message = await observeModelCall(body, request.purpose ?? 'default', (tracing) => {
+          const stream = client.messages.stream(body, { signal: context.cancellationSignal, ...tracing });
+          stream.on('streamEvent', () => context.heartbeat());
+          return stream.finalMessage();
+        });
+        // A recording that cannot be written must not cost the task its turn (a retry would pay for the call again).
+        const { workflowExecution, attempt } = context.info;
+        await deps
+          .recordExchange?.({ ...workflowExecution, attempt, request: body, response: message })
+          .catch((error) => context.log.error('could not record the model exchange', { error: String(error) }));
         return toModelTurn(message);
       } catch (error) {
         throw toModelFailure(error, deps.hostId);

@@ -8,7 +8,9 @@ import { startBatch } from './batch-start.js';
 import { showBatchStatus } from './batch-status.js';
 import { answerBlocker } from './blockers-answer.js';
 import { showOpenBlockers } from './blockers-list.js';
+import { addClusterCommand } from './cluster-command.js';
 import { runCodecServer } from './codec-server.js';
+import { compareEvalCommand, runEvalCommand } from './eval.js';
 import { CliError } from './output.js';
 import { showPlan, startPlan } from './plan.js';
 import { createSchedule, OVERLAP_CHOICES } from './schedule-create.js';
@@ -140,6 +142,7 @@ export function buildProgram(): Command {
     .description('for an existing cluster: check the connection, register the search attributes (safe to repeat)')
     .addOption(json())
     .action(setupCluster);
+  addClusterCommand(program);
 
   const plan = program
     .command('plan')
@@ -178,6 +181,37 @@ export function buildProgram(): Command {
     )
     .option('--token <token>', 'require Authorization: Bearer <token>')
     .action(runCodecServer);
+
+  const evaluate = program
+    .command('eval')
+    .description(
+      'run a suite of cases as real tasks and check each one: a table of pass/fail, iterations, tokens, cost, time, ' +
+        'blockers and gate rounds; the results go to <suite dir>/results/ for `eval compare`. Exit code 0 only if every run passed',
+    )
+    .argument('<suite>', 'the suite file (YAML), e.g. evals/suite.yaml')
+    .option('--model <model>', "the model every task uses (default: the worker's CODELOOP_MODEL)")
+    .option('--repeat <n>', 'run each case n times, for the spread of the pass rate (default 1)')
+    .option('--max-parallel <k>', 'runs at once (default 4)')
+    .option('--case <id>', 'only this case; repeat for several', (value, all: string[] = []) => [...all, value])
+    .option(
+      '--replay <dir>',
+      'serve every model turn from the recordings in <dir> (made with CODELOOP_RECORD), with workers in this process; no key needed',
+    )
+    .option('--label <name>', 'names the run in its results file and in compare (default: the model, or "replay")')
+    .option('--out <file>', 'write the results here instead of <suite dir>/results/<time>-<label>.json')
+    .option('--workdir <dir>', "where each run's copy of its fixture goes (default: the system's temp directory)")
+    .option('--keep', 'keep the copies of runs that passed too (those that did not are always kept)')
+    .addOption(json())
+    .enablePositionalOptions()
+    .action(runEvalCommand);
+  evaluate
+    .command('compare')
+    .description('two eval results side by side (two models, two settings): pass rate, cost per solved case, cases fixed and broken')
+    .argument('<a>', 'results file A (the baseline)')
+    .argument('<b>', 'results file B')
+    .option('--fail-on-regression', 'exit code 1 when a case passed less often in B than in A')
+    .addOption(json())
+    .action(compareEvalCommand);
 
   const batch = program.command('batch').description('run a DAG of tasks as one batch');
   batch

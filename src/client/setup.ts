@@ -1,6 +1,5 @@
 import { Connection } from '@temporalio/client';
-import proto from '@temporalio/proto';
-import { SEARCH_ATTRIBUTES } from '../shared/constants.js';
+import { registerSearchAttributes, type SearchAttributeRegistration } from '../cluster/search-attributes.js';
 import { CliError, emit, type OutputOptions } from './output.js';
 import { cliConfig } from './session.js';
 
@@ -8,7 +7,7 @@ export interface SetupReport {
   address: string;
   namespace: string;
   retention?: string;
-  searchAttributes: { name: string; action: 'registered' | 'already registered' }[];
+  searchAttributes: SearchAttributeRegistration[];
 }
 
 /**
@@ -28,23 +27,11 @@ export async function setupCluster(options: OutputOptions): Promise<void> {
       throw new CliError(`namespace ${namespace} is not usable on ${address}: ${error.message}; create it or set TEMPORAL_NAMESPACE`);
     });
     const seconds = Number(described.config?.workflowExecutionRetentionTtl?.seconds ?? 0);
-    const existing = await connection.operatorService.listSearchAttributes({ namespace });
-    const missing = Object.values(SEARCH_ATTRIBUTES).filter((name) => !(name in (existing.customAttributes ?? {})));
-    if (missing.length > 0) {
-      const keyword = proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
-      await connection.operatorService.addSearchAttributes({
-        namespace,
-        searchAttributes: Object.fromEntries(missing.map((name) => [name, keyword])),
-      });
-    }
     const report: SetupReport = {
       address,
       namespace,
       retention: seconds ? `${Math.round(seconds / 86_400)} days` : undefined,
-      searchAttributes: Object.values(SEARCH_ATTRIBUTES).map((name) => ({
-        name,
-        action: missing.includes(name) ? 'registered' : 'already registered',
-      })),
+      searchAttributes: await registerSearchAttributes(connection, namespace),
     };
     emit(options, report, (value) =>
       [

@@ -35,7 +35,8 @@ export async function viewTask(client: Client, workflowId: string): Promise<Task
 export const queryState = (client: Client, handle: WorkflowHandle): Promise<TaskStateSnapshot | undefined> =>
   queryOrUndefined(client, handle, getStateQuery);
 
-async function settledResult(handle: WorkflowHandle): Promise<Pick<TaskView, 'result' | 'failure'>> {
+/** A closed task's result, or why it failed (with the figures its failure carries); waits while it runs. */
+export async function settledResult(handle: WorkflowHandle): Promise<Pick<TaskView, 'result' | 'failure'>> {
   try {
     return { result: (await handle.result()) as TaskResult };
   } catch (error) {

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readBody, sendError, sendMessage, type ApiErrorSpec, type ApiMessage } from '../../src/eval/messages-wire.js';
 import type { Usage } from '../../src/shared/conversation.js';
 
 /**
@@ -27,7 +28,7 @@ export interface ScriptedTurn {
 }
 
 export interface ScriptedError {
-  error: { status: number; type: string; message: string; retryAfterSeconds?: number; errorCode?: string };
+  error: ApiErrorSpec;
 }
 
 export type ScriptedStep =
@@ -155,8 +156,7 @@ export async function startFakeMessagesApi(options: { apiKey?: string; script?: 
       if (signature)
         for (const block of message.content) if (block.type === 'tool_use') thinkingByToolUse.set(block.id as string, signature);
       recorded.usage = message.usage;
-      if (recorded.stream) await streamMessage(res, message, outcome.stallMs ?? 0);
-      else sendJson(res, 200, message);
+      await sendMessage(res, message, recorded.stream, outcome.stallMs ?? 0);
     } catch (error) {
       problems.push(`fake server error: ${String(error)}`);
       if (!res.headersSent) sendError(res, { status: 500, type: 'api_error', message: String(error) });
@@ -194,24 +194,6 @@ export async function startFakeMessagesApi(options: { apiKey?: string; script?: 
 function header(req: http.IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value[0] : value;
-}
-
-async function readBody(req: http.IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
-  res.writeHead(status, { 'content-type': 'application/json', 'request-id': `req_${randomUUID()}`, ...headers });
-  res.end(JSON.stringify(body));
-}
-
-function sendError(res: http.ServerResponse, error: ScriptedError['error']) {
-  const headers: Record<string, string> = { 'x-should-retry': 'false' };
-  if (error.retryAfterSeconds !== undefined) headers['retry-after'] = String(error.retryAfterSeconds);
-  const details = error.errorCode ? { error_code: error.errorCode } : undefined;
-  sendJson(res, error.status, { type: 'error', error: { type: error.type, message: error.message, details } }, headers);
 }
 
 /** Every assistant `tool_use` must be answered, id for id, by `tool_result`s in the next user message. */
@@ -301,7 +283,12 @@ function segment(block: Record<string, any>): { text: string; breakpoint: boolea
   return { text: JSON.stringify(rest), breakpoint: cacheControl !== undefined };
 }
 
-function buildMessage(body: MessagesBody, turn: ScriptedTurn, usage: CacheUsage) {
+/** The turn as the API would send it, with the simulated cache's usage. */
+function buildMessage(
+  body: MessagesBody,
+  turn: ScriptedTurn,
+  usage: CacheUsage,
+): ApiMessage & { usage: RecordedRequest['usage'] & object } {
   const content: Record<string, unknown>[] = [];
   if (turn.thinking)
     content.push({
@@ -327,45 +314,4 @@ function buildMessage(body: MessagesBody, turn: ScriptedTurn, usage: CacheUsage)
     stop_sequence: null,
     usage: { ...usage, output_tokens: output },
   };
-}
-
-async function streamMessage(res: http.ServerResponse, message: ReturnType<typeof buildMessage>, stallMs: number) {
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': `req_${randomUUID()}` });
-  const send = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-  send('message_start', {
-    type: 'message_start',
-    message: { ...message, content: [], stop_reason: null, usage: { ...message.usage, output_tokens: 1 } },
-  });
-  for (let waited = 0; waited < stallMs && !res.destroyed; waited += 500) {
-    send('ping', { type: 'ping' });
-    await new Promise((resolve) => setTimeout(resolve, Math.min(500, stallMs - waited)));
-  }
-  message.content.forEach((block, index) => {
-    if (block.type === 'thinking') {
-      send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } });
-      send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: block.thinking } });
-      send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: block.signature } });
-    } else if (block.type === 'text') {
-      send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
-      send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: block.text } });
-    } else {
-      send('content_block_start', { type: 'content_block_start', index, content_block: { ...block, input: {} } });
-      const json = JSON.stringify(block.input);
-      for (let at = 0; at < json.length; at += 512) {
-        send('content_block_delta', {
-          type: 'content_block_delta',
-          index,
-          delta: { type: 'input_json_delta', partial_json: json.slice(at, at + 512) },
-        });
-      }
-    }
-    send('content_block_stop', { type: 'content_block_stop', index });
-  });
-  send('message_delta', {
-    type: 'message_delta',
-    delta: { stop_reason: message.stop_reason, stop_sequence: null },
-    usage: { output_tokens: message.usage.output_tokens },
-  });
-  send('message_stop', { type: 'message_stop' });
-  res.end();
 }

@@ -10,8 +10,11 @@ export interface WorkerProcess {
   stop(): Promise<void>;
 }
 
-/** Runs `src/worker.ts` as its own process, the way `npm run worker` does, and waits until it polls. */
-export async function spawnWorker(env: NodeJS.ProcessEnv): Promise<WorkerProcess> {
+/**
+ * Runs `src/worker.ts` as its own process, the way `npm run worker` does, and waits until it polls. A worker that
+ * bundles its workflows at start (no `CODELOOP_WORKFLOW_BUNDLE`) needs a longer `startTimeoutMs` on a busy machine.
+ */
+export async function spawnWorker(env: NodeJS.ProcessEnv, { startTimeoutMs = 30_000 } = {}): Promise<WorkerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/worker.ts')], {
     env: { ...process.env, CODELOOP_WORKFLOW_BUNDLE: inject('workflowBundlePath'), TEMPORAL_ADDRESS: inject('temporalAddress'), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -20,7 +23,7 @@ export async function spawnWorker(env: NodeJS.ProcessEnv): Promise<WorkerProcess
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + startTimeoutMs;
   while (!output.includes('codeloop worker on')) {
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`worker did not start:\n${output}`);
     await new Promise((resolve) => setTimeout(resolve, 50));

@@ -1,3 +1,4 @@
+import { countSandboxRefusal } from '../activity-metrics.js';
 import { refuse } from './tool-outcome.js';
 import type { WorkspacePath } from './workspace-path.js';
 
@@ -8,6 +9,7 @@ import type { WorkspacePath } from './workspace-path.js';
  */
 export function refuseGitWrite(file: WorkspacePath, requested: string): void {
   if (file.relative.split('/').some((segment) => segment.toLowerCase() === '.git')) {
+    countSandboxRefusal('git_directory_write');
     refuse(`${requested} is inside .git: codeloop manages git itself, so the file tools do not write there`);
   }
 }

@@ -2,6 +2,7 @@ import { constants, existsSync, type Dirent, type Stats } from 'node:fs';
 import { lstat, open, readdir, readlink, realpath, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
+import { countSandboxRefusal } from '../activity-metrics.js';
 import { countBraceExpansions } from './brace-expansions.js';
 import { createGitignoreRules, readHeldIgnoreFile, type GitignoreRules } from './gitignore-rules.js';
 import { isIgnoredDirectory } from './ignored-paths.js';
@@ -99,6 +100,7 @@ function refuseEscapingPattern(pattern: string, option: string, relativeTo: stri
     const plain = expanded.replace(/^!/, '').replace(/\\(.)/g, '$1');
     if (!plain.startsWith('/') && !plain.startsWith('~') && !plain.split('/').includes('..')) continue;
     const expansion = expanded === pattern ? '' : ` (it expands to ${expanded})`;
+    countSandboxRefusal('pattern_outside_workspace');
     refuse(
       `${option} ${pattern} leads outside the workspace${expansion}; ${option} is relative to ${relativeTo}: ` +
         'drop the leading /, ~ or .. and name paths from there, e.g. src/**/*.ts',

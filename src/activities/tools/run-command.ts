@@ -2,6 +2,7 @@ import { COMMAND_OUTPUT_CHARS } from '../../shared/constants.js';
 import { formatCount } from '../../text/format.js';
 import { truncateMiddle } from '../../text/truncate.js';
 import type { ToolInput } from '../../shared/tools.js';
+import { countSandboxRefusal } from '../activity-metrics.js';
 import { deniedReason } from '../process/deny-list.js';
 import type { ProcessResult } from '../process/run-process.js';
 import type { CommandAccess } from '../process/sandbox.js';
@@ -31,7 +32,10 @@ export const shellQuote = (value: string): string => `'${value.replace(/'/g, `'\
  */
 export async function runWorkspaceCommand(shell: WorkspaceShell, workspace: string, input: ToolInput<'run_command'>): Promise<ToolOutcome> {
   const reason = deniedReason(input.command);
-  if (reason) return { content: `command refused (${reason}): ${input.command}`, isError: true };
+  if (reason) {
+    countSandboxRefusal('denied_command');
+    return { content: `command refused (${reason}): ${input.command}`, isError: true };
+  }
   const result = await shell(input.command, { workspace, timeoutMs: input.timeout * 1000 });
   return { content: describeRun(input.command, result, COMMAND_OUTPUT_CHARS), isError: result.exitCode !== 0 };
 }

@@ -1,5 +1,6 @@
 import { lstatSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import path from 'node:path';
+import { countSandboxRefusal } from '../activity-metrics.js';
 import { refuse } from './tool-outcome.js';
 
 export interface WorkspacePath {
@@ -28,6 +29,7 @@ export function resolveInWorkspace(workspace: string, requested: string): Worksp
   const real = realPath(path.resolve(root, requested), requested);
   const relative = path.relative(root, real);
   if (relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) {
+    countSandboxRefusal('path_outside_workspace');
     refuse(`path ${requested} is outside the workspace; use a path relative to the workspace root`);
   }
   return { root, absolute: real, relative: relative.split(path.sep).join('/') || '.' };

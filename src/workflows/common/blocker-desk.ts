@@ -11,6 +11,7 @@ import {
   type RejectedAnswer,
 } from '../../shared/blockers.js';
 import { answerBlockerSignal, answerBlockerUpdate } from '../../shared/messages.js';
+import { countBlockerAnswered, countBlockerRaised, countBlockerTimedOut } from './metrics.js';
 import { workflowNow } from './workflow-time.js';
 
 export interface BlockerSpec {
@@ -78,11 +79,13 @@ export class BlockerDesk {
   async ask(spec: BlockerSpec, timeout?: Duration): Promise<WaitOutcome & { blocker: Blocker }> {
     const blocker: Blocker = { ...spec, id: `b${this.nextId++}`, askedAt: isoNow(), status: 'open' };
     this.blockers.push(blocker);
+    countBlockerRaised(blocker.origin);
     this.onChange();
     const closed = () => blocker.status !== 'open';
     if (timeout === undefined) await condition(closed);
     else if (!(await condition(closed, timeout))) {
       blocker.status = 'timed-out';
+      countBlockerTimedOut(blocker.origin);
       this.onChange();
       return { answered: false, blocker };
     }
@@ -134,6 +137,7 @@ export class BlockerDesk {
     blocker.status = 'answered';
     blocker.answer = answer;
     blocker.answeredAt = isoNow();
+    countBlockerAnswered(blocker.origin, Date.parse(blocker.answeredAt) - Date.parse(blocker.askedAt));
     this.onChange();
     return { blockerId: blocker.id, question: blocker.question, answer, answeredAt: blocker.answeredAt };
   }

@@ -1,5 +1,6 @@
 import { addUsage, emptyUsage, totalTokens, type ModelPurpose, type ModelTurn, type Usage } from '../../shared/conversation.js';
 import { addPurposeSpend, type SpendByPurpose } from '../../shared/models.js';
+import { recordModelSpend } from './metrics.js';
 import { costOf, projectedCost } from './pricing.js';
 import { formatCount } from '../../text/format.js';
 
@@ -41,6 +42,7 @@ export class Spend {
     this.usage = addUsage(this.usage, turn.usage);
     this.costUsd += costUsd;
     this.byPurpose = addPurposeSpend(this.byPurpose, purpose, { calls: 1, usage: turn.usage, costUsd });
+    recordModelSpend(turn.model, purpose, turn.usage, costUsd);
   }
 
   /** The cap the next call would cross, judged by its projected input and its whole output allowance. */

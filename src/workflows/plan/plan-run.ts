@@ -11,6 +11,7 @@ import { SearchAttributeTracker } from '../common/search-attributes.js';
 import { setupActivities } from '../common/setup-activities.js';
 import type { batchConductorWorkflow } from '../batch-conductor.js';
 import { fileActivities, modelActivities } from '../common/activities.js';
+import { countIteration } from '../common/metrics.js';
 import { Spend } from '../common/spend.js';
 import { executeToolCalls, toToolResults, type ToolTarget } from '../common/tool-calls.js';
 import { renderOpenBlockers } from '../common/blocker-details.js';
@@ -162,6 +163,7 @@ export class PlanRun {
     this.messages.push({ role: 'user', content: this.reply });
     this.reply = [];
     this.turns += 1;
+    countIteration();
     const turn = await modelActivities.callModel.executeWithOptions({ summary: `plan: model turn ${this.turns}` }, [
       {
         model: this.input.models?.planning ?? this.input.model,

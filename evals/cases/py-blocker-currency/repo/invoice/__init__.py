@@ -1,0 +1,1 @@
+"""Invoice lines and totals."""

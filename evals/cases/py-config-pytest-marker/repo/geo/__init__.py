@@ -1,0 +1,1 @@
+"""Distances between points on the globe."""

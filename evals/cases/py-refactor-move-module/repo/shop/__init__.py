@@ -1,0 +1,1 @@
+"""A shopping cart and its sales report."""

@@ -1,0 +1,16 @@
+import { defineConfig } from 'vitest/config';
+import base from './vitest.config.js';
+
+/**
+ * `npm run test:eval`: `codeloop eval` on the built-in suite (evals/) with recorded and scripted sessions, against the
+ * run's own dev server. Kept out of `npm test`, whose time budget it would not fit.
+ */
+export default defineConfig({
+  ...base,
+  test: {
+    ...base.test,
+    include: ['tests/eval/**/*.test.ts'],
+    exclude: ['node_modules/**'],
+    poolOptions: { forks: { minForks: 1, maxForks: 3 } },
+  },
+});
