@@ -19,3 +19,26 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Cli
     );
   });
 }
+
+/**
+ * As `runCli`, for a command that keeps running (`follow`): `started` settles once it has printed anything, so a test
+ * can hold the workflow back until the command is really watching it.
+ */
+export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): { started: Promise<void>; done: Promise<CliRun> } {
+  let printed!: () => void;
+  const started = new Promise<void>((resolve) => (printed = resolve));
+  const done = new Promise<CliRun>((resolve) => {
+    const child = execFile(
+      process.execPath,
+      [path.resolve('bin/codeloop.js'), ...args],
+      { env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress'), ...env }, timeout: 120_000 },
+      (error, stdout, stderr) => {
+        printed();
+        resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
+      },
+    );
+    child.stdout?.once('data', () => printed());
+    child.stderr?.once('data', () => printed());
+  });
+  return { started, done };
+}

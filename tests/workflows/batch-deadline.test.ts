@@ -90,4 +90,5 @@ test('at its deadline a batch cancels the blocked task, skips what waits on it, 
   expect((await runCli(['batch', 'resume', workflowId], env())).stderr).toContain(
     `nothing to resume: every task of ${workflowId} completed`,
   );
-});
+  // A dozen CLI runs, each a Node start: on a loaded 2-core machine that alone can pass a minute.
+}, 120_000);

@@ -9,7 +9,7 @@ import { answerBlockerSignal, getStateQuery } from '../../src/shared/messages.js
 import { waitForBlockers } from '../support/blockers.js';
 import { byTurn, reportedUsage, startFakeMessagesApi, type FakeMessagesApi, type ScriptedTurn } from '../support/fake-messages-api.js';
 import { freePort } from '../support/free-port.js';
-import { runCli } from '../support/cli.js';
+import { startCli } from '../support/cli.js';
 import { recordHistory } from '../support/record-history.js';
 import { connectTemporal, modelEnv, startWorkers, uniqueName, type TestTemporal } from '../support/temporal.js';
 import { makeWorkspace } from '../support/workspace.js';
@@ -79,7 +79,14 @@ test('continue-as-new carries the conversation and counters, and the task finish
   const turns: ScriptedTurn[] = Array.from({ length: iterations - 1 }, (_, index) => ({
     toolCalls: [{ name: 'create_file', input: { path: `files/f${index}.txt`, content: `${index}\n` } }],
   }));
-  fake.setResponder(byTurn([...turns, { text: 'all files written' }]));
+  const script = byTurn([...turns, { text: 'all files written' }]);
+  let release!: () => void;
+  const following = new Promise<void>((resolve) => (release = resolve));
+  // The model waits until `task follow` is watching: on a loaded machine the task could otherwise end before it starts.
+  fake.setResponder(async (request) => {
+    await following;
+    return script(request);
+  });
   const taskQueue = uniqueName('can');
   const workers = await startWorkers(temporal, { taskQueue, env: modelEnv(fake) });
   try {
@@ -91,10 +98,11 @@ test('continue-as-new carries the conversation and counters, and the task finish
       workflowId: uniqueName('can'),
     });
     // `task follow` keeps following the same workflow id across each continue-as-new.
-    const followed = runCli(['task', 'follow', handle.workflowId], { TEMPORAL_ADDRESS: server.address, CODELOOP_TASK_QUEUE: taskQueue });
+    const follow$ = startCli(['task', 'follow', handle.workflowId], { TEMPORAL_ADDRESS: server.address, CODELOOP_TASK_QUEUE: taskQueue });
+    void follow$.started.then(release);
     const result = await handle.result();
     expect(result).toMatchObject({ status: 'completed', iterations, summary: 'all files written' });
-    const follow = await followed;
+    const follow = await follow$.done;
     expect(follow.code).toBe(0);
     expect(follow.stderr).toMatch(/· run [2-9]/);
     expect(follow.stdout).toContain('[completed]');
