@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -48,6 +48,11 @@ export async function benchScale(env: BenchEnv): Promise<void> {
     byTurn([{ toolCalls: [{ name: 'create_file', input: { path: 'done.txt', content: 'done\n' } }] }, { text: 'Wrote done.txt.' }]),
   );
   const rows: (string | number)[][] = [];
+  // Written after every measurement: a backend that fails later keeps what was measured before it.
+  const record = (figures: (string | number)[]) => {
+    rows.push(figures);
+    writeSection('80-scale', render(rows));
+  };
   try {
     const devServer: Backend = {
       name: 'dev server (SQLite)',
@@ -56,11 +61,11 @@ export async function benchScale(env: BenchEnv): Promise<void> {
       close: async () => {},
     };
     if (BACKENDS.includes('dev'))
-      for (const count of COUNTS) rows.push(row(devServer.name, count, await measure(devServer, fake, env.bundlePath, count)));
+      for (const count of COUNTS) record(row(devServer.name, count, await measure(devServer, fake, env.bundlePath, count)));
     if (BACKENDS.includes('cluster')) {
       const cluster = await clusterBackend();
       try {
-        for (const count of COUNTS) rows.push(row(cluster.name, count, await measure(cluster, fake, env.bundlePath, count)));
+        for (const count of COUNTS) record(row(cluster.name, count, await measure(cluster, fake, env.bundlePath, count)));
       } finally {
         await cluster.close();
       }
@@ -68,7 +73,11 @@ export async function benchScale(env: BenchEnv): Promise<void> {
   } finally {
     await fake.close();
   }
-  const markdown = `## Scale: independent tasks started at once
+  console.log(render(rows));
+}
+
+function render(rows: (string | number)[][]): string {
+  return `## Scale: independent tasks started at once
 
 \`npm run bench -- scale\`, ${stamp()}, ${machine()}, ${os.cpus().length} cores. Each task is a real \`agentTaskWorkflow\`
 with a scripted model (one \`create_file\`, then done) in a directory of its own, sandboxed as usual, all started at
@@ -78,8 +87,6 @@ four services plus PostgreSQL and its backends. A count not done within ${DEADLI
 
 ${table(['backend', 'tasks', 'completed', 'wall time', 'tasks/s', 'workflow task schedule-to-start', 'activity schedule-to-start', 'server RSS', 'worker RSS'], rows)}
 `;
-  writeSection('80-scale', markdown);
-  console.log(markdown);
 }
 
 function row(backend: string, count: number, figures: Figures): (string | number)[] {
@@ -99,6 +106,8 @@ function row(backend: string, count: number, figures: Figures): (string | number
 
 async function clusterBackend(): Promise<Backend> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'codeloop-scale-cluster-'));
+  // PostgreSQL runs as its own user when the bench runs as root: it must reach its data directory.
+  chmodSync(dataDir, 0o755);
   console.error('bench: starting the cluster…');
   const cluster: Cluster = await startCluster({
     dataDir,
