@@ -6,8 +6,8 @@ import { startCluster, type Cluster } from '../src/cluster/cluster.js';
 import type { agentTaskWorkflow } from '../src/workflows/index.js';
 import { byTurn, startFakeMessagesApi, type FakeMessagesApi } from '../tests/support/fake-messages-api.js';
 import { freePort } from '../tests/support/free-port.js';
+import { startWorkerProcess } from '../tests/support/worker-spawn.js';
 import { type BenchEnv, machine, percentile, stamp, table, writeSection } from './harness.js';
-import { spawnBenchWorker, type BenchWorker } from './worker-process.js';
 import { scheduleToStart } from './schedule-to-start.js';
 
 /** Task counts started at once; `CODELOOP_SCALE_N=100,500` measures fewer. */
@@ -135,12 +135,25 @@ async function measure(backend: Backend, fake: FakeMessagesApi, bundlePath: stri
   const taskQueue = `bench-scale-${count}-${Date.now()}`;
   const connection = await Connection.connect({ address: backend.address });
   const client = new Client({ connection });
-  const worker: BenchWorker = await spawnBenchWorker({ address: backend.address, taskQueue, fake, bundlePath });
+  // The worker in a process of its own, as `npm run worker` runs it, so its memory is its own to measure.
+  const worker = await startWorkerProcess(
+    {
+      TEMPORAL_ADDRESS: backend.address,
+      CODELOOP_TASK_QUEUE: taskQueue,
+      CODELOOP_HOST_ID: 'bench',
+      CODELOOP_WORKFLOW_BUNDLE: bundlePath,
+      CODELOOP_LOG_LEVEL: 'ERROR',
+      ANTHROPIC_API_KEY: fake.apiKey,
+      ANTHROPIC_BASE_URL: fake.url,
+      CODELOOP_MODEL: 'bench-model',
+    },
+    { startTimeoutMs: 60_000 },
+  );
   const root = mkdtempSync(path.join(os.tmpdir(), 'codeloop-scale-'));
   const peak = { server: 0, worker: 0 };
   const sampler = setInterval(() => {
     peak.server = Math.max(peak.server, rssMb(backend.pids()));
-    peak.worker = Math.max(peak.worker, rssMb([worker.pid]));
+    peak.worker = Math.max(peak.worker, rssMb([worker.child.pid!]));
   }, 500);
   try {
     const started = Date.now();

@@ -6,6 +6,7 @@ import { createSandbox, type Sandbox } from './activities/process/sandbox.js';
 import { loadConfig, readModelCredentials, type CodeloopConfig, type ModelCredentials } from './config.js';
 import { createExchangeRecorder } from './eval/recording.js';
 import { payloadCodecsFor } from './payloads/codecs.js';
+import { hostQueueFor } from './shared/host-queue.js';
 
 export interface CodeloopWorkerOptions {
   connection: NativeConnection;
@@ -38,8 +39,6 @@ export interface CodeloopWorkers {
   run(): Promise<void>;
   shutdown(): void;
 }
-
-export const hostQueueFor = (taskQueue: string, hostId: string) => `${taskQueue}@${hostId}`;
 
 /**
  * Builds the two workers a codeloop host runs: one on the shared queue (workflows, model calls, binding) and one on

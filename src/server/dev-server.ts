@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time.js';
+import { retryUntil } from '../cluster/readiness.js';
 import { SEARCH_ATTRIBUTES } from '../shared/constants.js';
 import { ensureTemporalBinary } from './temporal-binary.js';
 
@@ -82,20 +83,24 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   };
 }
 
-async function waitForFrontend(address: string, exited: () => string | undefined): Promise<Connection> {
-  const deadline = Date.now() + 60_000;
-  let lastError: unknown;
-  while (Date.now() < deadline) {
-    const reason = exited();
-    if (reason) throw new Error(`${reason}; is port ${address} already in use?`);
-    try {
+/** Connects once the frontend answers for the `default` namespace; a server that exited stops the wait at once. */
+function waitForFrontend(address: string, exited: () => string | undefined): Promise<Connection> {
+  return retryUntil(
+    `temporal server at ${address} to answer`,
+    60_000,
+    async () => {
       const connection = await Connection.connect({ address, connectTimeout: 1_000 });
-      await connection.workflowService.describeNamespace({ namespace: 'default' });
-      return connection;
-    } catch (error) {
-      lastError = error;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  }
-  throw new Error(`temporal server at ${address} did not answer within 60 s: ${String(lastError)}`);
+      try {
+        await connection.workflowService.describeNamespace({ namespace: 'default' });
+        return connection;
+      } catch (error) {
+        await connection.close();
+        throw error;
+      }
+    },
+    () => {
+      const reason = exited();
+      return reason && `${reason}; is port ${address} already in use?`;
+    },
+  );
 }

@@ -9,6 +9,7 @@ import { expect, inject } from 'vitest';
 import { startCluster, type Cluster } from '../../src/cluster/cluster.js';
 import type { BatchResult, BatchStateSnapshot } from '../../src/shared/batch-state.js';
 import { SEARCH_ATTRIBUTES } from '../../src/shared/constants.js';
+import { hostQueueFor } from '../../src/shared/host-queue.js';
 import type { batchConductorWorkflow } from '../../src/workflows/index.js';
 import { waitForBatch } from '../support/batch.js';
 import { eventually } from '../support/polling.js';
@@ -62,7 +63,7 @@ export async function startRig(): Promise<Rig> {
     temporal,
     fake,
     taskQueue,
-    hostQueue: (host) => `${taskQueue}@${host}`,
+    hostQueue: (host) => hostQueueFor(taskQueue, host),
     host: (host) => hosts.get(host),
     async startHost(host) {
       const worktrees = path.join(root, host);

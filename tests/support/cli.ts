@@ -10,28 +10,25 @@ export interface CliRun {
 
 /** Runs the real `codeloop` bin as a user would, against the test server. */
 export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [path.resolve('bin/codeloop.js'), ...args],
-      { env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress'), ...env }, timeout: 60_000 },
-      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
-    );
-  });
+  return startCli(args, env).done;
 }
 
 /**
  * As `runCli`, for a command that keeps running (`follow`): `started` settles once it has printed anything, so a test
  * can hold the workflow back until the command is really watching it.
  */
-export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): { started: Promise<void>; done: Promise<CliRun> } {
+export function startCli(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  timeoutMs = 60_000,
+): { started: Promise<void>; done: Promise<CliRun> } {
   let printed!: () => void;
   const started = new Promise<void>((resolve) => (printed = resolve));
   const done = new Promise<CliRun>((resolve) => {
     const child = execFile(
       process.execPath,
       [path.resolve('bin/codeloop.js'), ...args],
-      { env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress'), ...env }, timeout: 120_000 },
+      { env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress'), ...env }, timeout: timeoutMs },
       (error, stdout, stderr) => {
         printed();
         resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });

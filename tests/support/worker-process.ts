@@ -1,43 +1,15 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { inject } from 'vitest';
+import { startWorkerProcess, type WorkerProcess } from './worker-spawn.js';
 
-export interface WorkerProcess {
-  child: ChildProcess;
-  output(): string;
-  /** SIGKILL: no shutdown, no chance to report anything. */
-  kill(): Promise<void>;
-  stop(): Promise<void>;
-}
+export type { WorkerProcess } from './worker-spawn.js';
 
 /**
- * Runs `src/worker.ts` as its own process, the way `npm run worker` does, and waits until it polls. A worker that
- * bundles its workflows at start (no `CODELOOP_WORKFLOW_BUNDLE`) needs a longer `startTimeoutMs` on a busy machine.
+ * A worker process (`startWorkerProcess`) against the test run's server, with its workflow bundle unless `env` says
+ * otherwise. A worker that bundles its workflows at start needs a longer `startTimeoutMs` on a busy machine.
  */
-export async function spawnWorker(env: NodeJS.ProcessEnv, { startTimeoutMs = 30_000 } = {}): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/worker.ts')], {
-    env: { ...process.env, CODELOOP_WORKFLOW_BUNDLE: inject('workflowBundlePath'), TEMPORAL_ADDRESS: inject('temporalAddress'), ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const deadline = Date.now() + startTimeoutMs;
-  while (!output.includes('codeloop worker on')) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`worker did not start:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return {
-    child,
-    output: () => output,
-    async kill() {
-      child.kill('SIGKILL');
-      await exited;
-    },
-    async stop() {
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
+export function spawnWorker(env: NodeJS.ProcessEnv, options: { startTimeoutMs?: number } = {}): Promise<WorkerProcess> {
+  return startWorkerProcess(
+    { CODELOOP_WORKFLOW_BUNDLE: inject('workflowBundlePath'), TEMPORAL_ADDRESS: inject('temporalAddress'), ...env },
+    options,
+  );
 }

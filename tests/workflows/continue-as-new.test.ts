@@ -98,7 +98,11 @@ test('continue-as-new carries the conversation and counters, and the task finish
       workflowId: uniqueName('can'),
     });
     // `task follow` keeps following the same workflow id across each continue-as-new.
-    const follow$ = startCli(['task', 'follow', handle.workflowId], { TEMPORAL_ADDRESS: server.address, CODELOOP_TASK_QUEUE: taskQueue });
+    const follow$ = startCli(
+      ['task', 'follow', handle.workflowId],
+      { TEMPORAL_ADDRESS: server.address, CODELOOP_TASK_QUEUE: taskQueue },
+      120_000,
+    );
     void follow$.started.then(release);
     const result = await handle.result();
     expect(result).toMatchObject({ status: 'completed', iterations, summary: 'all files written' });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { WorkflowFailedError } from '@temporalio/client';
 import type { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, test } from 'vitest';
+import { hostQueueFor } from '../../src/shared/host-queue.js';
 import { answerBlockerSignal } from '../../src/shared/messages.js';
 import { waitForBlockers } from '../support/blockers.js';
 import { useTaskHarness } from '../support/task-harness.js';
@@ -19,7 +20,7 @@ async function startPinned(hostId: string) {
     title: 'Write the note',
     description: 'Create note.txt',
     workspace,
-    hostQueue: `${harness.taskQueue}@${hostId}`,
+    hostQueue: hostQueueFor(harness.taskQueue, hostId),
     hostTimeout: '2s',
   });
   return { handle, workspace };

@@ -18,6 +18,7 @@ import { workflowNow } from '../common/workflow-time.js';
 import { setupActivities } from '../common/setup-activities.js';
 import { fileActivities, modelActivities } from '../common/activities.js';
 import { hostLostQuestion, onHost, type HostWait } from '../common/host-wait.js';
+import { hostIdOf } from '../../shared/host-queue.js';
 import { approveCommand } from './approval.js';
 import { BlockerDesk, type BlockerSpec } from '../common/blocker-desk.js';
 import { measure, SUMMARY_SYSTEM, transcript, type ConversationSize } from './compaction.js';
@@ -118,7 +119,7 @@ export class TaskRun implements PolicyHost {
       const pinned = this.input.hostQueue ? { taskQueue: this.input.hostQueue } : {};
       const summary = `bind workspace ${this.input.workspace}`;
       // Unpinned, any worker binds it; pinned, the host named in the queue must be there to.
-      const wait = this.input.hostQueue ? this.hostWait(this.input.hostQueue.slice(this.input.hostQueue.lastIndexOf('@') + 1)) : undefined;
+      const wait = this.input.hostQueue ? this.hostWait(hostIdOf(this.input.hostQueue)) : undefined;
       const binding = await onHost(wait, summary, (limit) =>
         setupActivities.bindWorkspace.executeWithOptions({ ...pinned, summary, ...limit }, [this.input.workspace]),
       );
