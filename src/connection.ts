@@ -1,6 +1,6 @@
 import { Connection, Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
-import { NativeConnection } from '@temporalio/worker';
+import type { NativeConnection } from '@temporalio/worker';
 import type { TemporalConfig } from './config.js';
 
 /** A client connection with an error that names the fix when no server answers. */
@@ -17,6 +17,8 @@ export async function connectClient(
 }
 
 export async function connectWorker({ address }: TemporalConfig): Promise<NativeConnection> {
+  // Loaded here: the CLI imports this module and needs no worker.
+  const { NativeConnection } = await import('@temporalio/worker');
   try {
     return await NativeConnection.connect({ address });
   } catch (error) {

@@ -1,34 +1,23 @@
 import { Command, Option } from 'commander';
 import { ConfigError } from '../config.js';
 import { UnreachableServerError } from '../connection.js';
-import { cancelBatch } from './batch-cancel.js';
-import { followBatch } from './batch-follow.js';
-import { resumeBatch } from './batch-resume.js';
-import { startBatch } from './batch-start.js';
-import { showBatchStatus } from './batch-status.js';
-import { answerBlocker } from './blockers-answer.js';
-import { showOpenBlockers } from './blockers-list.js';
 import { addClusterCommand } from './cluster-command.js';
-import { runCodecServer } from './codec-server.js';
-import { compareEvalCommand, runEvalCommand } from './eval.js';
 import { CliError } from './output.js';
-import { showPlan, startPlan } from './plan.js';
-import { createSchedule, OVERLAP_CHOICES } from './schedule-create.js';
-import { backfillSchedule, deleteSchedule, pauseSchedule, triggerSchedule, unpauseSchedule } from './schedule-control.js';
-import { describeSchedule } from './schedule-describe.js';
-import { listSchedules } from './schedule-list.js';
+import { OVERLAP_CHOICES } from './schedule-create.js';
 import { cliConfig } from './session.js';
-import { setupCluster } from './setup.js';
-import { cancelTask, listTasks, retryTask } from './task-control.js';
 import { taskFlagOptions } from './task-flags.js';
-import { applyTask, pushBatch, pushTask, rollbackTask, showTaskDiff } from './task-git.js';
-import { startTask } from './task-start.js';
-import { followTask } from './task-follow.js';
-import { showReport } from './report.js';
-import { showTaskResult } from './task-result.js';
-import { showTaskStatus } from './task-status.js';
 
 const json = () => new Option('--json', 'print JSON for scripts');
+
+/**
+ * A command's action, loaded only when that command runs: `codeloop task list` then starts without loading the
+ * eval's workers, TypeScript or the payload store, which made every command take a second and a half to start.
+ */
+function lazy<M, K extends keyof M>(load: () => Promise<M>, name: K) {
+  return async (...args: unknown[]): Promise<void> => {
+    await ((await load())[name] as (...args: unknown[]) => unknown)(...args);
+  };
+}
 
 export function buildProgram(): Command {
   const program = new Command('codeloop')
@@ -45,26 +34,29 @@ export function buildProgram(): Command {
     .description('start a coding task; prints its workflow id and Web UI link')
     .argument('<description>', 'what the agent should do');
   for (const option of taskFlagOptions()) taskStart.addOption(option);
-  taskStart.option('--id <workflowId>', 'workflow id (default: generated from the title)').addOption(json()).action(startTask);
+  taskStart
+    .option('--id <workflowId>', 'workflow id (default: generated from the title)')
+    .addOption(json())
+    .action(lazy(() => import('./task-start.js'), 'startTask'));
   task
     .command('status')
     .description("a task's status, phase, iteration, tokens and files changed")
     .argument('<workflowId>')
     .addOption(json())
-    .action(showTaskStatus);
+    .action(lazy(() => import('./task-status.js'), 'showTaskStatus'));
   task
     .command('result')
     .description("a finished task's result; exit code 0 only if it completed")
     .argument('<workflowId>')
     .option('--wait', 'wait for the task to finish')
     .addOption(json())
-    .action(showTaskResult);
+    .action(lazy(() => import('./task-result.js'), 'showTaskResult'));
   task
     .command('follow')
     .description('a live view until the task ends: phase, iteration, last step, tokens, cost, open blockers')
     .argument('<workflowId>')
     .addOption(json())
-    .action(followTask);
+    .action(lazy(() => import('./task-follow.js'), 'followTask'));
 
   task
     .command('list')
@@ -72,62 +64,62 @@ export function buildProgram(): Command {
     .option('--status <status>', 'only tasks with this status: running, blocked, completed, failed, cancelled')
     .option('--limit <n>', 'how many (default 20)')
     .addOption(json())
-    .action(listTasks);
+    .action(lazy(() => import('./task-control.js'), 'listTasks'));
   task
     .command('cancel')
     .description('cancel a task: its running command is killed and it ends cancelled')
     .argument('<workflowId>')
     .option('--wait', 'wait until the task has stopped')
     .addOption(json())
-    .action(cancelTask);
+    .action(lazy(() => import('./task-control.js'), 'cancelTask'));
   task
     .command('retry')
     .description('start a task again with the same input and the answers humans gave the earlier run')
     .argument('<workflowId>')
     .option('--id <workflowId>', 'workflow id of the new run (default: <id>-retry-<random>)')
     .addOption(json())
-    .action(retryTask);
+    .action(lazy(() => import('./task-control.js'), 'retryTask'));
 
   task
     .command('diff')
     .description("the task's changes on its branch, from the commit it was cut from")
     .argument('<workflowId>')
     .option('--stat', 'a diffstat instead of the diff')
-    .action(showTaskDiff);
+    .action(lazy(() => import('./task-git.js'), 'showTaskDiff'));
   task
     .command('apply')
     .description("merge the task's branch into the checkout's current branch (which must have no uncommitted changes)")
     .argument('<workflowId>')
     .addOption(json())
-    .action(applyTask);
+    .action(lazy(() => import('./task-git.js'), 'applyTask'));
   task
     .command('rollback')
     .description("move the task's branch back to its checkpoint of iteration N")
     .argument('<workflowId>')
     .requiredOption('--to <iteration>', 'the iteration whose checkpoint to keep')
     .addOption(json())
-    .action(rollbackTask);
+    .action(lazy(() => import('./task-git.js'), 'rollbackTask'));
   task
     .command('push')
     .description("push the task's branch to a remote")
     .argument('<workflowId>')
     .requiredOption('--remote <name>', 'the remote to push to, e.g. origin')
     .addOption(json())
-    .action(pushTask);
+    .action(lazy(() => import('./task-git.js'), 'pushTask'));
 
   program
     .command('report')
     .description('the morning view: tasks and batches completed, failed (why), blocked (on what), tokens and cost')
     .option('--since <duration>', 'how far back to look', '24h')
     .addOption(json())
-    .action(showReport);
+    .action(lazy(() => import('./report.js'), 'showReport'));
 
   const blockers = program.command('blockers').description('questions the agent is waiting on');
   blockers
     .command('list')
     .description('open blockers across all workflows: workflow id, blocker id, age, question')
     .addOption(json())
-    .action(showOpenBlockers);
+    .action(lazy(() => import('./blockers-list.js'), 'showOpenBlockers'));
   blockers
     .command('answer')
     .description('answer a blocker; prints the acknowledgement (or why it was rejected)')
@@ -135,13 +127,13 @@ export function buildProgram(): Command {
     .argument('<answer>')
     .option('--blocker <id>', 'which blocker (needed when more than one is open)')
     .addOption(json())
-    .action(answerBlocker);
+    .action(lazy(() => import('./blockers-answer.js'), 'answerBlocker'));
 
   program
     .command('setup')
     .description('for an existing cluster: check the connection, register the search attributes (safe to repeat)')
     .addOption(json())
-    .action(setupCluster);
+    .action(lazy(() => import('./setup.js'), 'setupCluster'));
   addClusterCommand(program);
 
   const plan = program
@@ -157,17 +149,17 @@ export function buildProgram(): Command {
     .option('--no-wait', 'print the workflow id and return at once')
     .addOption(json())
     .enablePositionalOptions()
-    .action((prd, options) => {
+    .action(async (prd, options) => {
       if (!options.workspace)
         throw new CliError("required option '--workspace <dir>' not specified; add --help to see the command's usage", 2);
-      return startPlan(prd, options);
+      return (await import('./plan.js')).startPlan(prd, options);
     });
   plan
     .command('show')
     .description("a plan's status, its tasks as a tree, its plan file and batch")
     .argument('<workflowId>')
     .addOption(json())
-    .action(showPlan);
+    .action(lazy(() => import('./plan.js'), 'showPlan'));
 
   program
     .command('codec-server')
@@ -180,7 +172,7 @@ export function buildProgram(): Command {
       [],
     )
     .option('--token <token>', 'require Authorization: Bearer <token>')
-    .action(runCodecServer);
+    .action(lazy(() => import('./codec-server.js'), 'runCodecServer'));
 
   const evaluate = program
     .command('eval')
@@ -203,7 +195,7 @@ export function buildProgram(): Command {
     .option('--keep', 'keep the copies of runs that passed too (those that did not are always kept)')
     .addOption(json())
     .enablePositionalOptions()
-    .action(runEvalCommand);
+    .action(lazy(() => import('./eval.js'), 'runEvalCommand'));
   evaluate
     .command('compare')
     .description('two eval results side by side (two models, two settings): pass rate, cost per solved case, cases fixed and broken')
@@ -211,7 +203,7 @@ export function buildProgram(): Command {
     .argument('<b>', 'results file B')
     .option('--fail-on-regression', 'exit code 1 when a case passed less often in B than in A')
     .addOption(json())
-    .action(compareEvalCommand);
+    .action(lazy(() => import('./eval.js'), 'compareEvalCommand'));
 
   const batch = program.command('batch').description('run a DAG of tasks as one batch');
   batch
@@ -225,26 +217,26 @@ export function buildProgram(): Command {
     .option('--deadline <duration>', 'stop waiting after this long, e.g. 6h: running tasks are cancelled, pending ones skipped')
     .option('--id <workflowId>', 'workflow id (default: generated from the file name)')
     .addOption(json())
-    .action(startBatch);
+    .action(lazy(() => import('./batch-start.js'), 'startBatch'));
   batch
     .command('status')
     .description('a tree of tasks with status, duration, tokens and blocked questions')
     .argument('<workflowId>')
     .addOption(json())
-    .action(showBatchStatus);
+    .action(lazy(() => import('./batch-status.js'), 'showBatchStatus'));
   batch
     .command('follow')
     .description('live progress until the batch ends; exit code 0 only if it completed')
     .argument('<workflowId>')
     .addOption(json())
-    .action(followBatch);
+    .action(lazy(() => import('./batch-follow.js'), 'followBatch'));
   batch
     .command('cancel')
     .description('cancel a batch and its running tasks')
     .argument('<workflowId>')
     .option('--wait', 'wait until the batch has stopped')
     .addOption(json())
-    .action(cancelBatch);
+    .action(lazy(() => import('./batch-cancel.js'), 'cancelBatch'));
 
   batch
     .command('resume')
@@ -256,14 +248,14 @@ export function buildProgram(): Command {
     ])
     .option('--id <workflowId>', 'workflow id of the new batch (default: <id>-resumed-<random>)')
     .addOption(json())
-    .action(resumeBatch);
+    .action(lazy(() => import('./batch-resume.js'), 'resumeBatch'));
   batch
     .command('push')
     .description("push the batch's integration branch to a remote")
     .argument('<workflowId>')
     .requiredOption('--remote <name>', 'the remote to push to, e.g. origin')
     .addOption(json())
-    .action(pushBatch);
+    .action(lazy(() => import('./task-git.js'), 'pushBatch'));
 
   const schedule = program.command('schedule').description('nightly batches on Temporal Schedules');
   schedule
@@ -277,29 +269,38 @@ export function buildProgram(): Command {
     .option('--catchup-window <duration>', 'how late a missed run may still start', '1h')
     .option('--deadline <duration>', "when each run stops waiting (default: the batch file's deadline, else 8h)")
     .addOption(json())
-    .action(createSchedule);
-  schedule.command('list').description('all schedules').addOption(json()).action(listSchedules);
+    .action(lazy(() => import('./schedule-create.js'), 'createSchedule'));
+  schedule
+    .command('list')
+    .description('all schedules')
+    .addOption(json())
+    .action(lazy(() => import('./schedule-list.js'), 'listSchedules'));
   schedule
     .command('describe')
     .description('spec, policies, recent and running batches')
     .argument('<name>')
     .addOption(json())
-    .action(describeSchedule);
+    .action(lazy(() => import('./schedule-describe.js'), 'describeSchedule'));
   schedule
     .command('pause')
     .description('stop taking runs')
     .argument('<name>')
     .option('--note <text>')
     .addOption(json())
-    .action(pauseSchedule);
-  schedule.command('unpause').description('take runs again').argument('<name>').addOption(json()).action(unpauseSchedule);
+    .action(lazy(() => import('./schedule-control.js'), 'pauseSchedule'));
+  schedule
+    .command('unpause')
+    .description('take runs again')
+    .argument('<name>')
+    .addOption(json())
+    .action(lazy(() => import('./schedule-control.js'), 'unpauseSchedule'));
   schedule
     .command('trigger')
     .description("run now, under the schedule's own overlap policy")
     .argument('<name>')
     .addOption(new Option('--overlap <policy>', 'override the overlap policy for this run').choices([...OVERLAP_CHOICES]))
     .addOption(json())
-    .action(triggerSchedule);
+    .action(lazy(() => import('./schedule-control.js'), 'triggerSchedule'));
   schedule
     .command('backfill')
     .description('take the runs due between two times, now')
@@ -308,13 +309,13 @@ export function buildProgram(): Command {
     .requiredOption('--end <time>')
     .addOption(new Option('--overlap <policy>').choices([...OVERLAP_CHOICES]))
     .addOption(json())
-    .action(backfillSchedule);
+    .action(lazy(() => import('./schedule-control.js'), 'backfillSchedule'));
   schedule
     .command('delete')
     .description('delete a schedule (running batches go on)')
     .argument('<name>')
     .addOption(json())
-    .action(deleteSchedule);
+    .action(lazy(() => import('./schedule-control.js'), 'deleteSchedule'));
   return program;
 }
 

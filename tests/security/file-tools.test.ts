@@ -145,12 +145,18 @@ describe('a directory swapped for a symlink while the tools work', () => {
     const secret = `secret-${process.pid}-${Date.now()}`;
     const workspace = makeWorkspace({ 'notes.txt': 'public notes\n' });
     const outside = makeOutside({ 'secret.txt': `${secret}\n` });
-    const race = await raceSwapping(path.join(workspace, 'notes.txt'), path.join(outside, 'secret.txt'), 400, () =>
-      readWorkspaceFile(workspace, { path: 'notes.txt' }),
+    const readPublic = (result: ToolOutcome) => result.content.includes('1 | public notes');
+    // On a loaded machine the swapper can hold the symlink through all 400 reads: read on until one sees the file.
+    const race = await raceSwapping(
+      path.join(workspace, 'notes.txt'),
+      path.join(outside, 'secret.txt'),
+      400,
+      () => readWorkspaceFile(workspace, { path: 'notes.txt' }),
+      (results) => results.some(readPublic),
     );
     expect(race.swaps).toBeGreaterThan(10);
     expect(race.results.filter((result) => result.content.includes(secret))).toEqual([]);
-    expect(race.results.filter((result) => result.content.includes('1 | public notes')).length).toBeGreaterThan(0);
+    expect(race.results.filter(readPublic).length).toBeGreaterThan(0);
   });
 });
 

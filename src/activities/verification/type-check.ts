@@ -1,7 +1,7 @@
 import { lstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import ts from 'typescript';
+import type * as TS from 'typescript';
 
 /** One TypeScript diagnostic as the agent reads it, and the identity that survives line shifts. */
 export interface TypeDiagnostic {
@@ -25,10 +25,10 @@ export interface TypeCheckResult {
  * from `HEAD` the first time it is checked), so what the agent is told is what its edits introduced.
  */
 interface Project {
-  builder?: ts.SemanticDiagnosticsBuilderProgram;
+  builder?: TS.SemanticDiagnosticsBuilderProgram;
   baseline?: Map<string, number>;
   /** Parsed source files by path, reused while the file's size and mtime stay the same. */
-  sources: Map<string, { stamp: string; file: ts.SourceFile }>;
+  sources: Map<string, { stamp: string; file: TS.SourceFile }>;
   lastUsed: number;
   queue: Promise<unknown>;
 }
@@ -37,7 +37,11 @@ const MAX_PROJECTS = 4;
 const IDLE_MS = 30 * 60_000;
 const projects = new Map<string, Project>();
 /** TypeScript's own lib .d.ts files: the one place outside the workspace the checker reads. */
-const TS_LIB_DIR = realpathSync(path.dirname(createRequire(import.meta.url).resolve('typescript/lib/lib.d.ts')));
+const require = createRequire(import.meta.url);
+const TS_LIB_DIR = realpathSync(path.dirname(require.resolve('typescript/lib/lib.d.ts')));
+/** TypeScript loads at the first check, not with the module: most workers and every CLI command never need it. */
+let typescript: typeof TS | undefined;
+const loadTypeScript = () => (typescript ??= require('typescript') as typeof TS);
 
 /**
  * Type errors of a `.ts` edit in a workspace with a `tsconfig.json`, including those it causes in other files,
@@ -114,8 +118,9 @@ async function check(
 
 /** Every diagnostic of the project now, re-checking only what changed since the last call; `overlay` replaces files' text. */
 function diagnosticsOf(project: Project, root: string, overlay: Record<string, string> = {}): TypeDiagnostic[] {
+  const ts = loadTypeScript();
   const guard = fileGuard(root);
-  const system: ts.System = {
+  const system: TS.System = {
     ...ts.sys,
     fileExists: (name) => guard(name) && ts.sys.fileExists(name),
     directoryExists: (name) => guard(name, true) && ts.sys.directoryExists(name),
@@ -126,7 +131,7 @@ function diagnosticsOf(project: Project, root: string, overlay: Record<string, s
     writeFile: () => undefined,
   };
   const configFile = path.join(root, 'tsconfig.json');
-  const configProblems: ts.Diagnostic[] = [];
+  const configProblems: TS.Diagnostic[] = [];
   const parsed = ts.getParsedCommandLineOfConfigFile(
     configFile,
     { noEmit: true },
@@ -143,7 +148,7 @@ function diagnosticsOf(project: Project, root: string, overlay: Record<string, s
     getDirectories: system.getDirectories,
     realpath: (name: string) => (guard(name) ? ts.sys.realpath!(name) : name),
     writeFile: () => undefined,
-    getSourceFile: (name: string, language: ts.ScriptTarget | ts.CreateSourceFileOptions) =>
+    getSourceFile: (name: string, language: TS.ScriptTarget | TS.CreateSourceFileOptions) =>
       sourceFile(project, guard, name, language, overlay[name]),
   });
   project.builder = ts.createSemanticDiagnosticsBuilderProgram(parsed.fileNames, options, host, project.builder, parsed.errors);
@@ -167,9 +172,10 @@ function sourceFile(
   project: Project,
   guard: (name: string) => boolean,
   name: string,
-  language: ts.ScriptTarget | ts.CreateSourceFileOptions,
+  language: TS.ScriptTarget | TS.CreateSourceFileOptions,
   overlay: string | undefined,
-): ts.SourceFile | undefined {
+): TS.SourceFile | undefined {
+  const ts = loadTypeScript();
   if (overlay !== undefined) return versioned(ts.createSourceFile(name, overlay, language), `overlay:${overlay.length}:${hash(overlay)}`);
   if (!guard(name)) return undefined;
   const stats = statSync(name, { throwIfNoEntry: false });
@@ -183,8 +189,8 @@ function sourceFile(
 }
 
 /** The builder tells a changed file by its version; a file parsed from the same bytes keeps it. */
-function versioned(file: ts.SourceFile, version: string): ts.SourceFile {
-  (file as ts.SourceFile & { version: string }).version = version;
+function versioned(file: TS.SourceFile, version: string): TS.SourceFile {
+  (file as TS.SourceFile & { version: string }).version = version;
   return file;
 }
 
@@ -226,7 +232,8 @@ function isAllowed(root: string, name: string, directory: boolean): boolean {
   return directory ? Boolean(stats?.isDirectory()) : Boolean(stats?.isFile());
 }
 
-function toTypeDiagnostic(root: string, diagnostic: ts.Diagnostic): TypeDiagnostic {
+function toTypeDiagnostic(root: string, diagnostic: TS.Diagnostic): TypeDiagnostic {
+  const ts = loadTypeScript();
   const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ');
   if (!diagnostic.file || diagnostic.start === undefined)
     return { file: 'tsconfig.json', line: 0, column: 0, code: diagnostic.code, message };
