@@ -12,9 +12,11 @@ import { benchBatchMakespan } from './batch-makespan.js';
 import { benchSandboxCost } from './sandbox-cost.js';
 import { benchLintPerEdit } from './lint-per-edit.js';
 import { benchScale } from './scale.js';
+import { benchTaskQueueReads } from './task-queue-reads.js';
 
 const benches = {
   overhead: benchIterationOverhead,
+  reads: benchTaskQueueReads,
   history: benchHistorySize,
   cache: benchPromptCache,
   compaction: benchCompaction,

@@ -9,6 +9,7 @@ import type { TaskResult } from '../shared/task-state.js';
 import { getBatchStateQuery, getPlanStateQuery } from '../shared/messages.js';
 import { describeSpendByPurpose, sumSpendByPurpose, type SpendByPurpose } from '../shared/models.js';
 import type { PlanResult } from '../shared/plan-state.js';
+import { mapInLanes } from '../lanes.js';
 import { formatCount } from '../text/format.js';
 import { CliError, emit, formatDuration, type OutputOptions } from './output.js';
 import { queryOrUndefined, withClient } from './session.js';
@@ -40,6 +41,9 @@ export interface Report {
   rows: ReportRow[];
 }
 
+/** Workflows read at once for the report. */
+const READ_LANES = 8;
+
 const tokensOf = (usage?: TaskResult['usage']) => (usage ? totalTokens(usage) : 0);
 const toQuestions = (blockers: Blocker[]) => blockers.map((b) => ({ blockerId: b.id, question: b.question, askedAt: b.askedAt }));
 
@@ -53,8 +57,10 @@ export async function buildReport(client: Client, sinceMs: number, now = Date.no
     `(WorkflowType = "agentTaskWorkflow" OR WorkflowType = "batchConductorWorkflow" OR WorkflowType = "planWorkflow") ` +
     `AND ExecutionStatus != "ContinuedAsNew" ` +
     `AND (ExecutionStatus = "Running" OR CloseTime >= "${since}")`;
-  const rows: ReportRow[] = [];
-  for await (const execution of client.workflow.list({ query })) rows.push(await describeOrExplain(client, execution));
+  const executions: WorkflowExecutionInfo[] = [];
+  for await (const execution of client.workflow.list({ query })) executions.push(execution);
+  // One result or query per workflow: a night's batch is hundreds of them, read a few at a time rather than in a row.
+  const rows = await mapInLanes(executions, READ_LANES, (execution) => describeOrExplain(client, execution));
   const taskRows = rows.filter((row) => row.kind === 'task');
   const tasks: Record<string, number> = {};
   for (const row of taskRows) tasks[row.status] = (tasks[row.status] ?? 0) + 1;

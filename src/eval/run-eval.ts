@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { EvalCase, EvalSuite } from './load-suite.js';
 import { computeTotals, type EvalResults, type RunRecord } from './results.js';
 import { emptyRecord, runCase, type RunTarget, type TaskOverrides } from './run-case.js';
+import { mapInLanes } from '../lanes.js';
 import type { CaseReplay } from './replay-worker.js';
 
 export interface EvalOptions extends Omit<RunTarget, 'workdir'> {
@@ -28,18 +29,13 @@ export async function runEval(suite: EvalSuite, options: EvalOptions): Promise<E
   const target: RunTarget = { ...options, workdir: options.workdir ?? os.tmpdir() };
   // Round by round, so that the first results already cover every case.
   const jobs = Array.from({ length: repeat }, (_, round) => cases.map((suiteCase) => ({ suiteCase, repeat: round + 1 }))).flat();
-  const runs: RunRecord[] = new Array(jobs.length);
-  let next = 0;
-  const lane = async () => {
-    for (let index = next++; index < jobs.length; index = next++) {
-      const { suiteCase, repeat: round } = jobs[index];
-      const name = `${suiteCase.id}#${round}`;
-      options.onProgress?.(`${name} started`);
-      runs[index] = await runOne(target, suiteCase, round, options);
-      options.onProgress?.(`${name} ${describeRun(runs[index])}`);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.maxParallel ?? 4, jobs.length)) }, lane));
+  const runs = await mapInLanes(jobs, options.maxParallel ?? 4, async ({ suiteCase, repeat: round }) => {
+    const name = `${suiteCase.id}#${round}`;
+    options.onProgress?.(`${name} started`);
+    const run = await runOne(target, suiteCase, round, options);
+    options.onProgress?.(`${name} ${describeRun(run)}`);
+    return run;
+  });
   return {
     version: 1,
     suite: { name: suite.name, file: suite.file },
