@@ -13,7 +13,6 @@ export default defineConfig({
     // keep both busy (the default, cores - 1, ran one file at a time here).
     poolOptions: { forks: { minForks: 1, maxForks: 4 } },
     globalSetup: ['tests/support/global-setup.ts'],
-    setupFiles: ['tests/support/quiet-runtime.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
   },

@@ -9,6 +9,8 @@ export default defineConfig({
   ...base,
   test: {
     ...base.test,
+    // Every file here runs workers: the quiet Temporal runtime for each (see tests/support/quiet-runtime.ts).
+    setupFiles: ['tests/support/quiet-runtime.ts'],
     include: ['tests/eval/**/*.test.ts'],
     exclude: ['node_modules/**'],
     poolOptions: { forks: { minForks: 1, maxForks: 3 } },

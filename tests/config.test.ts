@@ -1,3 +1,4 @@
+import './support/quiet-runtime.js';
 import { execFile } from 'node:child_process';
 import net from 'node:net';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';

@@ -1,3 +1,4 @@
+import './quiet-runtime.js';
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';

@@ -1,3 +1,4 @@
+import './quiet-runtime.js';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';

@@ -1,3 +1,4 @@
+import '../support/quiet-runtime.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { trace } from '@opentelemetry/api';
