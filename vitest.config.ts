@@ -1,19 +1,65 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Pure unit tests: they start no server, worker or process of their own and set no global state, so they share one
+ * thread and its loaded modules. Each of them took a process of its own (1-2 s to start and import) for a few
+ * milliseconds of tests. A test file that is not listed here gets a process of its own, which is always safe.
+ */
+const UNIT_TESTS = [
+  'tests/shared/**/*.test.ts',
+  'tests/activities/editor/**/*.test.ts',
+  'tests/workflows/task/**/*.test.ts',
+  'tests/architecture.test.ts',
+  'tests/activities/lint-findings.test.ts',
+  'tests/activities/model-errors.test.ts',
+  'tests/activities/tools/workspace-path.test.ts',
+  'tests/activities/process/deny-list.test.ts',
+  'tests/client/progress-indicator.test.ts',
+  'tests/workflows/batch-id.test.ts',
+  'tests/workflows/batch-lifecycle.test.ts',
+  'tests/workflows/task-blocker-desk.test.ts',
+];
+
+/** What every configuration of the suite shares: `test:real`, `test:eval` and `test:cluster` spread it too. */
+export const shared = {
+  // One real Temporal dev server and one workflow bundle for the whole run.
+  globalSetup: ['tests/support/global-setup.ts'],
+  // The worker's native bridge crashes under the thread pool; forks isolate it per file.
+  pool: 'forks' as const,
+  // Four files at once on two cores keep both busy (the default, cores - 1, ran one file at a time here).
+  poolOptions: { forks: { minForks: 1, maxForks: 4 } },
+  testTimeout: 60_000,
+  hookTimeout: 120_000,
+};
+
 export default defineConfig({
   test: {
-    include: ['tests/**/*.test.ts'],
-    // Scripted tasks on published projects download them and run their suites: `npm run test:real`, also in CI.
-    // `codeloop eval` on the built-in suite runs every case as a task: `npm run test:eval`.
-    // The PostgreSQL-backed cluster, built by `npm run install-cluster`, starts and stops for real: `npm run test:cluster`.
-    exclude: ['tests/real-repos/**', 'tests/eval/**', 'tests/cluster/**', 'node_modules/**'],
-    // The worker's native bridge crashes under the thread pool; forks isolate it per file.
-    pool: 'forks',
-    // Most of a test's time is spent waiting on the Temporal server, not the CPU: four files at once on two cores
-    // keep both busy (the default, cores - 1, ran one file at a time here).
-    poolOptions: { forks: { minForks: 1, maxForks: 4 } },
-    globalSetup: ['tests/support/global-setup.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
+    // Worker counts are set for the whole run: four processes for the Temporal files, one thread for the unit tests.
+    poolOptions: { ...shared.poolOptions, threads: { minThreads: 1, maxThreads: 1 } },
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: UNIT_TESTS,
+          pool: 'threads',
+          poolOptions: { threads: { isolate: false } },
+          testTimeout: shared.testTimeout,
+        },
+      },
+      {
+        test: {
+          globalSetup: shared.globalSetup,
+          pool: shared.pool,
+          testTimeout: shared.testTimeout,
+          hookTimeout: shared.hookTimeout,
+          name: 'temporal',
+          include: ['tests/**/*.test.ts'],
+          // Scripted tasks on published projects download them and run their suites: `npm run test:real`, also in CI.
+          // `codeloop eval` on the built-in suite runs every case as a task: `npm run test:eval`.
+          // The PostgreSQL-backed cluster, built by `npm run install-cluster`, starts and stops for real: `npm run test:cluster`.
+          exclude: [...UNIT_TESTS, 'tests/real-repos/**', 'tests/eval/**', 'tests/cluster/**', 'node_modules/**'],
+        },
+      },
+    ],
   },
 });
