@@ -6,7 +6,8 @@ import { getBatchStateQuery } from '../src/shared/messages.js';
 import { startFakeMessagesApi } from '../tests/support/fake-messages-api.js';
 import { makeGitRepo } from '../tests/support/workspace.js';
 import { mergeTimings, type MergeTimings } from './batch-merge-timings.js';
-import { bundleAt, percentile, stamp, table, withWorkers, writeSection, type BenchEnv } from './harness.js';
+import { bundleAt, percentile, stamp, startBenchEnv, table, withWorkers, writeSection, type BenchEnv } from './harness.js';
+import { TEMPORAL_DEFAULTS } from './task-queue-reads.js';
 
 const TASKS = 200;
 const PARALLEL = 16;
@@ -35,18 +36,31 @@ type Figures = { rows: [string, string][]; status: string };
  * batch first runs on the workflows as they were at that commit, against the same server and activities, and both
  * columns are reported.
  */
-export async function benchBatchMakespan(env: BenchEnv, options: { baseline?: string } = {}): Promise<void> {
+export async function benchBatchMakespan(env: BenchEnv, options: { baseline?: string; serverDefaults?: boolean } = {}): Promise<void> {
   const baseline = options.baseline ? await bundleAt(options.baseline) : undefined;
   const columns: { name: string; figures: Figures }[] = [];
   if (baseline) columns.push({ name: `workflows at ${baseline.commit}`, figures: await measureBatch(env, baseline.bundlePath) });
-  columns.push({ name: baseline ? 'this tree' : 'value', figures: await measureBatch(env, env.bundlePath) });
+  columns.push({ name: baseline || options.serverDefaults ? 'this tree' : 'value', figures: await measureBatch(env, env.bundlePath) });
+  if (options.serverDefaults) {
+    // The same batch on a dev server with Temporal's default task-queue read limits (see the reads section).
+    const defaults = await startBenchEnv(TEMPORAL_DEFAULTS);
+    try {
+      columns.push({ name: "this tree, Temporal's default reads", figures: await measureBatch(defaults, defaults.bundlePath) });
+    } finally {
+      await defaults.close();
+    }
+  }
   const rows = columns[0].figures.rows.map(([figure], index) => [figure, ...columns.map((column) => column.figures.rows[index][1])]);
   const markdown = `## Batch makespan and scheduling latency
 
-\`npm run bench -- batch${baseline ? ` --baseline ${options.baseline}` : ''}\`, ${stamp()}. A ${TASKS}-task random DAG (each task depends on up to 3 of the 20 before it; seed 42),
+\`npm run bench -- batch${baseline ? ` --baseline ${options.baseline}` : ''}${options.serverDefaults ? ' --server-defaults' : ''}\`, ${stamp()}. A ${TASKS}-task random DAG (each task depends on up to 3 of the 20 before it; seed 42),
 an instant scripted model, \`maxParallel\` ${PARALLEL}, one git repository: every task gets its own worktree, and is
 committed and merged into the integration branch before its dependents start. ${columns.map((column) => `${column.name}: ${column.figures.status}`).join('; ')}.${
     baseline ? ` The columns ran one after the other in this run, on one dev server, with today's activities.` : ''
+  }${
+    options.serverDefaults
+      ? ` The last column ran after the others in this run, on a second dev server with Temporal's default read limits.`
+      : ''
   }
 
 ${table(['figure', ...columns.map((column) => column.name)], rows)}

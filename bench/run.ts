@@ -1,7 +1,8 @@
 /**
  * `npm run bench [-- name ...]`: runs the named benchmarks (default: all) in one process against one dev server, so
  * figures that are compared were measured side by side. Each writes its section of bench/RESULTS.md. `--baseline <ref>`
- * makes `batch` also run on the workflows as they were at that commit, in the same run.
+ * makes `batch` also run on the workflows as they were at that commit, in the same run; `--server-defaults` makes it
+ * also run on a second dev server with Temporal's default task-queue read limits.
  */
 import { installQuietRuntime, startBenchEnv } from './harness.js';
 import { benchHistorySize } from './history-size.js';
@@ -31,6 +32,8 @@ async function main(): Promise<void> {
   const baselineAt = args.indexOf('--baseline');
   const baseline = baselineAt >= 0 ? args.splice(baselineAt, 2)[1] : undefined;
   if (baselineAt >= 0 && !baseline) throw new Error('--baseline needs a git ref, e.g. --baseline HEAD~3');
+  const defaultsAt = args.indexOf('--server-defaults');
+  if (defaultsAt >= 0) args.splice(defaultsAt, 1);
   const requested = args;
   const unknown = requested.filter((name) => !(name in benches));
   if (unknown.length) throw new Error(`unknown bench ${unknown.join(', ')}; choose from ${Object.keys(benches).join(', ')}`);
@@ -41,7 +44,7 @@ async function main(): Promise<void> {
   try {
     for (const name of names) {
       console.error(`bench: ${name}…`);
-      await benches[name](env, { baseline });
+      await benches[name](env, { baseline, serverDefaults: defaultsAt >= 0 });
     }
   } finally {
     await env.close();

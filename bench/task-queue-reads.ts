@@ -11,7 +11,7 @@ const ITERATIONS = 40;
 const ROUNDS = 3;
 
 /** Temporal's own default for each setting codeloop's dev server raises: 20 reads a second per shard. */
-const TEMPORAL_DEFAULTS = Object.fromEntries(Object.keys(FAST_TASK_QUEUE_READS).map((key) => [key, 20]));
+export const TEMPORAL_DEFAULTS = Object.fromEntries(Object.keys(FAST_TASK_QUEUE_READS).map((key) => [key, 20]));
 
 interface Side {
   name: string;
