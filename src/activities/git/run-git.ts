@@ -1,4 +1,4 @@
-import { execa } from 'execa';
+import { gitHost } from './git-host.js';
 
 /** Commits made by codeloop carry its own identity, so nothing depends on the host's git config. */
 const IDENTITY = ['-c', 'user.name=codeloop', '-c', 'user.email=codeloop@localhost', '-c', 'commit.gpgsign=false'];
@@ -16,15 +16,13 @@ export interface GitResult {
   stderr: string;
 }
 
-/** Runs git without a shell; `ok` is false on a non-zero exit, for the callers that expect one. */
+/**
+ * Runs git without a shell, from the worker's git helper process (see `gitHost`); `ok` is false on a non-zero exit,
+ * for the callers that expect one.
+ */
 export async function tryGit(cwd: string, args: string[]): Promise<GitResult> {
-  const result = await execa('git', [...NO_PROGRAMS, ...IDENTITY, ...args], {
-    cwd,
-    reject: false,
-    stdin: 'ignore',
-    env: { GIT_TERMINAL_PROMPT: '0' },
-  });
-  return { ok: result.exitCode === 0, stdout: String(result.stdout).trim(), stderr: String(result.stderr).trim() };
+  const result = await gitHost.run(cwd, [...NO_PROGRAMS, ...IDENTITY, ...args], { GIT_TERMINAL_PROMPT: '0' });
+  return { ok: result.code === 0, stdout: result.stdout.trim(), stderr: result.stderr.trim() };
 }
 
 /** Runs git and fails with git's own message when it fails. */
