@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { SandboxMode } from './shared/command-access.js';
 import type { ModelPurpose } from './shared/conversation.js';
 import { Keyring } from './payloads/keyring.js';
+import { projectRoot } from './project-root.js';
 import { DEFAULT_MODEL, DEFAULT_PLANNING_MODEL, DEFAULT_SUMMARY_MODEL, DEFAULT_TASK_QUEUE } from './shared/constants.js';
 
 /** Where the worker, the CLI and `npm start` find Temporal unless `TEMPORAL_ADDRESS` says otherwise. */
@@ -15,8 +15,6 @@ export const DEFAULT_TEMPORAL_ADDRESS = '127.0.0.1:7233';
 /** The Temporal worker runtime's log levels, most verbose first. */
 export const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
-
-const projectRoot = fileURLToPath(new URL('..', import.meta.url));
 
 /** A value codeloop cannot use: one line naming each variable, what it must be and what it was, for an entry point to print. */
 export class ConfigError extends Error {}

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import { NativeConnection, Worker, type WorkerOptions, type WorkerPlugin } from '@temporalio/worker';
 import { createActivities } from './activities/index.js';
@@ -6,6 +7,7 @@ import { createSandbox, type Sandbox } from './activities/process/sandbox.js';
 import { loadConfig, readModelCredentials, type CodeloopConfig, type ModelCredentials } from './config.js';
 import { createExchangeRecorder } from './eval/recording.js';
 import { payloadCodecsFor } from './payloads/codecs.js';
+import { projectRoot } from './project-root.js';
 import { hostQueueFor } from './shared/host-queue.js';
 
 export interface CodeloopWorkerOptions {
@@ -62,7 +64,7 @@ export async function createCodeloopWorkers(options: CodeloopWorkerOptions): Pro
   };
   const workflowSource = options.workflowBundlePath
     ? { workflowBundle: { codePath: options.workflowBundlePath } }
-    : { workflowsPath: new URL('./workflows/index.ts', import.meta.url).pathname };
+    : { workflowsPath: path.join(projectRoot, 'src', 'workflows', 'index.ts') };
   const workers = await Promise.all([
     Worker.create({ ...common, taskQueue, ...workflowSource }),
     Worker.create({ ...common, taskQueue: hostQueue }),

@@ -3,7 +3,8 @@ import path from 'node:path';
 import type { ClusterPorts } from './ports.js';
 import type { PrivatePostgres } from './postgres.js';
 import type { TemporalService } from './services.js';
-import { projectRoot, type ClusterTools } from './tools.js';
+import { projectRoot } from '../project-root.js';
+import type { ClusterTools } from './tools.js';
 
 /**
  * The server's configuration, shared with docker-compose.yml: `codeloop.yaml` is a template the server renders itself

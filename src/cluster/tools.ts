@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { isExecutable } from '../activities/process/find-executable.js';
+import { projectRoot } from '../project-root.js';
 
 /**
  * The Temporal server release the cluster runs, built with `go install go.temporal.io/server/cmd/server@v…` along with
@@ -11,8 +11,6 @@ export const TEMPORAL_SERVER_VERSION = '1.29.1';
 
 /** The Web UI release, built from `github.com/temporalio/ui-server/v2`; docker-compose.yml runs `temporalio/ui` of it. */
 export const TEMPORAL_UI_VERSION = '2.49.1';
-
-export const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Where `npm run install-cluster` puts the binaries: `.tools/cluster/`, beside the Temporal CLI `npm start` uses. */
 export const clusterToolsDir = path.join(projectRoot, '.tools', 'cluster');

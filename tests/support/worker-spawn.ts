@@ -10,11 +10,15 @@ export interface WorkerProcess {
 }
 
 /**
- * Runs `src/worker.ts` as its own process, the way `npm run worker` does, with `env` over this process's own, and waits
- * until it polls. Free of vitest, so the benches use it too.
+ * Runs `src/worker.ts` as its own process, the way `npm run worker` does (or `entry`, the same program compiled), with
+ * `env` over this process's own, and waits until it polls. Free of vitest, so the benches use it too.
  */
-export async function startWorkerProcess(env: NodeJS.ProcessEnv, { startTimeoutMs = 30_000 } = {}): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('../../src/worker.ts', import.meta.url))], {
+export async function startWorkerProcess(
+  env: NodeJS.ProcessEnv,
+  { startTimeoutMs = 30_000, entry }: { startTimeoutMs?: number; entry?: string } = {},
+): Promise<WorkerProcess> {
+  const program = entry ? [entry] : ['--import', 'tsx', fileURLToPath(new URL('../../src/worker.ts', import.meta.url))];
+  const child = spawn(process.execPath, program, {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -87,9 +87,13 @@ test.runIf(browserAvailable)(
 
     await codec.close();
     await page.reload();
-    await page.waitForTimeout(5_000);
-    const encoded = await pageText(page);
-    await page.screenshot({ path: path.join(screenshots, 'web-ui-codec-encoded.png'), fullPage: true });
+    // The page says so once its request to the closed codec server has failed: a few seconds, more on a busy machine.
+    const encoded = await eventually(
+      () => pageText(page),
+      (text) => text.includes('Codec Server could not connect'),
+      'the Web UI never said that the codec server could not be reached',
+      { timeoutMs: 30_000, intervalMs: 500 },
+    ).finally(() => page.screenshot({ path: path.join(screenshots, 'web-ui-codec-encoded.png'), fullPage: true }));
     expect(encoded).not.toContain(marker);
     expect(encoded).not.toContain('file says');
     expect(encoded).toContain('Codec Server could not connect');

@@ -1,4 +1,6 @@
+import path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { projectRoot } from '../../project-root.js';
 import { ToolRefusal } from './tool-outcome.js';
 
 /**
@@ -43,7 +45,7 @@ export interface RegexSearch {
  * activity's cancellation) ends the thread too, rejecting with the signal's reason.
  */
 export function startRegexSearch(pattern: string, options: { maxLineChars: number; signal?: AbortSignal }): RegexSearch {
-  const worker = new Worker(new URL('./regex-search-worker.mjs', import.meta.url), {
+  const worker = new Worker(path.join(projectRoot, 'src', 'activities', 'tools', 'regex-search-worker.mjs'), {
     workerData: { pattern, maxLineChars: options.maxLineChars },
     // The script is plain JavaScript: the thread needs none of the parent's loaders (tsx) or flags.
     execArgv: [],
