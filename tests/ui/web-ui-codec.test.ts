@@ -69,31 +69,32 @@ test.runIf(browserAvailable)(
     const page = await browser.newPage({ viewport: { width: 1400, height: 1600 } });
     await handle.result();
     await page.goto(`${server.uiUrl}/namespaces/default/workflows/${workflowId}/${handle.firstExecutionRunId}/history`);
-    const decoded = await eventually(
-      () => pageText(page),
-      (text) => text.includes(`Read the notes about ${marker}`),
-      'the Web UI never showed the decoded input',
-      { timeoutMs: 30_000, intervalMs: 500 },
-    );
+    /** The page's text once it shows `needle`, polled up to 30 s; `screenshot` names the picture taken either way. */
+    const pageShowing = (needle: string, never: string, screenshot?: string) =>
+      eventually(
+        () => pageText(page),
+        (text) => text.includes(needle),
+        never,
+        { timeoutMs: 30_000, intervalMs: 500 },
+      ).finally(() => screenshot && page.screenshot({ path: path.join(screenshots, screenshot), fullPage: true }));
+    const decoded = await pageShowing(`Read the notes about ${marker}`, 'the Web UI never showed the decoded input');
     expect(decoded).toContain(`Read the notes about ${marker}`);
-    const withResult = await eventually(
-      () => pageText(page),
-      // The event table cuts a result after its first 60 characters or so: the file's line shows, the rest not.
-      (text) => text.includes('1 | file says ui-marker-'),
+    // The event table cuts a result after its first 60 characters or so: the file's line shows, the rest not.
+    const withResult = await pageShowing(
+      '1 | file says ui-marker-',
       "the Web UI never showed the tool's decoded result",
-      { timeoutMs: 30_000, intervalMs: 500 },
-    ).finally(() => page.screenshot({ path: path.join(screenshots, 'web-ui-codec-decoded.png'), fullPage: true }));
+      'web-ui-codec-decoded.png',
+    );
     expect(withResult).toContain('"content":"notes.txt (1 lines):');
 
     await codec.close();
     await page.reload();
     // The page says so once its request to the closed codec server has failed: a few seconds, more on a busy machine.
-    const encoded = await eventually(
-      () => pageText(page),
-      (text) => text.includes('Codec Server could not connect'),
+    const encoded = await pageShowing(
+      'Codec Server could not connect',
       'the Web UI never said that the codec server could not be reached',
-      { timeoutMs: 30_000, intervalMs: 500 },
-    ).finally(() => page.screenshot({ path: path.join(screenshots, 'web-ui-codec-encoded.png'), fullPage: true }));
+      'web-ui-codec-encoded.png',
+    );
     expect(encoded).not.toContain(marker);
     expect(encoded).not.toContain('file says');
     expect(encoded).toContain('Codec Server could not connect');
