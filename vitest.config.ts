@@ -32,6 +32,12 @@ export const shared = {
   hookTimeout: 120_000,
 };
 
+/**
+ * `shared`, for `test:real`, `test:eval` and `test:cluster`: every file there runs workers, so each loads the quiet
+ * Temporal runtime first (see tests/support/quiet-runtime.ts).
+ */
+export const sharedWithWorkers = { ...shared, setupFiles: ['tests/support/quiet-runtime.ts'] };
+
 export default defineConfig({
   test: {
     // Worker counts are set for the whole run: four processes for the Temporal files, one thread for the unit tests.

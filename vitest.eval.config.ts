@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import { shared } from './vitest.config.js';
+import { sharedWithWorkers } from './vitest.config.js';
 
 /**
  * `npm run test:eval`: `codeloop eval` on the built-in suite (evals/) with recorded and scripted sessions, against the
@@ -7,9 +7,7 @@ import { shared } from './vitest.config.js';
  */
 export default defineConfig({
   test: {
-    ...shared,
-    // Every file here runs workers: the quiet Temporal runtime for each (see tests/support/quiet-runtime.ts).
-    setupFiles: ['tests/support/quiet-runtime.ts'],
+    ...sharedWithWorkers,
     include: ['tests/eval/**/*.test.ts'],
     exclude: ['node_modules/**'],
     poolOptions: { forks: { minForks: 1, maxForks: 3 } },
