@@ -39,8 +39,8 @@ class GitHost {
   private readonly waiting = new Map<number, { resolve: (exit: GitExit) => void; reject: (error: Error) => void }>();
   private nextId = 0;
 
-  run(cwd: string, args: string[], env: Record<string, string>): Promise<GitExit> {
-    const helper = this.helper ?? this.start(env);
+  run(cwd: string, args: string[]): Promise<GitExit> {
+    const helper = this.helper ?? this.start();
     const id = this.nextId++;
     return new Promise<GitExit>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
@@ -49,9 +49,10 @@ class GitHost {
     });
   }
 
-  private start(env: Record<string, string>): ChildProcess {
+  private start(): ChildProcess {
+    // git never asks for credentials on a terminal: a command that would fails instead of waiting for an answer.
     const helper = spawn(process.execPath, ['-e', HELPER], {
-      env: { ...process.env, ...env },
+      env: { ...process.env, GIT_TERMINAL_PROMPT: '0' },
       stdio: ['pipe', 'pipe', 'inherit'],
     });
     this.helper = helper;

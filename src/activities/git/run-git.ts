@@ -21,7 +21,7 @@ export interface GitResult {
  * for the callers that expect one.
  */
 export async function tryGit(cwd: string, args: string[]): Promise<GitResult> {
-  const result = await gitHost.run(cwd, [...NO_PROGRAMS, ...IDENTITY, ...args], { GIT_TERMINAL_PROMPT: '0' });
+  const result = await gitHost.run(cwd, [...NO_PROGRAMS, ...IDENTITY, ...args]);
   return { ok: result.code === 0, stdout: result.stdout.trim(), stderr: result.stderr.trim() };
 }
 
