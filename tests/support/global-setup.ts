@@ -34,11 +34,11 @@ export default async function setup(project: TestProject) {
 
 /**
  * The CLI and the worker compiled once, for the tests that run them as processes (about 120 `codeloop` runs and 30
- * worker processes). `bin/codeloop.js` and `npm run worker` compile each module through tsx's loader as they import it:
- * about 1 CPU-second for each CLI run and 2 for each worker before either did anything; from these bundles, about
- * half a second and one. It is the same source compiled by the same compiler (tsx uses esbuild). The CLI keeps each
- * command's module a chunk of its own, loaded only when that command runs, as in `main.ts`. The README walkthroughs,
- * the configuration tests and `follow` still run `bin/codeloop.js`, and `npm start`'s test runs `src/worker.ts`.
+ * worker processes). `npm run worker` compiles each module through tsx's loader as it imports it: about 2 CPU-seconds
+ * for each worker before it did anything; from this bundle, about one. The CLI keeps each command's module a chunk of
+ * its own, loaded only when that command runs, as in `main.ts`, and as `bin/codeloop.js` compiles it for users (see
+ * `bin/compiled.js`); the README walkthroughs, the configuration tests and `follow` run `bin/codeloop.js` itself, and
+ * `npm start`'s test runs `src/worker.ts`.
  */
 async function buildEntryPoints(): Promise<void> {
   rmSync(cliBundleDir, { recursive: true, force: true });
