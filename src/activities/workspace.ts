@@ -38,9 +38,16 @@ const INSTRUCTION_FILES = ['AGENTS.md', 'CLAUDE.md'];
 const INSTRUCTIONS_CHARS = 8_000;
 const TREE_ENTRIES = 150;
 
+/** A workspace bound to its host and, unless the task is to work on a branch of its own, described. */
+export interface OpenedWorkspace {
+  binding: WorkspaceBinding;
+  /** Absent when the task works in a worktree of its own: that is described once it is cut. */
+  project?: ProjectContext;
+}
+
 /** Activities about the workspace itself rather than one tool call. */
 export function createWorkspaceActivities(deps: WorkspaceDeps) {
-  return {
+  const activities = {
     /**
      * Runs on the shared queue; whichever worker takes it holds the workspace from then on. Returns that worker's
      * own queue, so every tool activity of the task lands on the host with the checkout.
@@ -90,7 +97,19 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
         gates: tryDetectGates(workspace),
       };
     },
+
+    /**
+     * `bindWorkspace` and then `describeWorkspace` on the worker that bound it, in one activity: the host that takes
+     * the binding holds the workspace, so it can describe it at once, one round trip through the server sooner. A task
+     * that will work on a branch of its own (`ownBranch`) in a git repository is described later, in its worktree.
+     */
+    async openWorkspace(workspace: string, options: { ownBranch: boolean }): Promise<OpenedWorkspace> {
+      const binding = await activities.bindWorkspace(workspace);
+      if (options.ownBranch && binding.inGitRepo) return { binding };
+      return { binding, project: await activities.describeWorkspace(binding.workspace) };
+    },
   };
+  return activities;
 }
 
 function tryDetectGates(workspace: string): GateSpec[] | undefined {

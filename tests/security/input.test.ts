@@ -12,7 +12,7 @@ import { criticalPath } from '../../src/shared/dag.js';
 import { parseTaskInput } from '../../src/shared/task-input.js';
 import { runCli } from '../support/cli.js';
 import { sandboxedShell } from '../support/sandbox.js';
-import { makeWorkspace } from '../support/workspace.js';
+import { makeGitRepo, makeWorkspace } from '../support/workspace.js';
 
 /**
  * Input a hostile model, a prompt injection or a careless operator can send, against the real schemas, activities
@@ -20,7 +20,11 @@ import { makeWorkspace } from '../support/workspace.js';
  * touched.
  */
 
-const { bindWorkspace, describeWorkspace } = createWorkspaceActivities({ hostId: 'host-a', hostQueue: 'codeloop@host-a', sandbox: 'on' });
+const { bindWorkspace, describeWorkspace, openWorkspace } = createWorkspaceActivities({
+  hostId: 'host-a',
+  hostQueue: 'codeloop@host-a',
+  sandbox: 'on',
+});
 const { runTests } = createToolActivities({ shell: sandboxedShell() });
 
 /** The error a call throws, so its message and type can be asserted (or `undefined` when it does not throw). */
@@ -89,6 +93,19 @@ describe('workspace: refused by name in the schema, and by its real path when bo
     expect(error!.message).toBe(
       'workspace /etc is refused on worker host-a: "/etc" is a system directory; pass the checkout\'s own directory, e.g. /home/you/project or /srv/checkouts/project',
     );
+  });
+
+  test('openWorkspace refuses what bindWorkspace refuses, and describes what it binds unless the task branches in git', async () => {
+    const refused = await errorOf(() => openWorkspace('/etc', { ownBranch: false }));
+    expect(refused).toMatchObject({ type: 'WorkspaceUnavailable', nonRetryable: true });
+    expect(refused).toEqual(await errorOf(() => bindWorkspace('/etc')));
+    const plain = makeWorkspace({ 'AGENTS.md': 'Use tabs.\n' });
+    const opened = await openWorkspace(plain, { ownBranch: true });
+    expect(opened.binding).toEqual(await bindWorkspace(plain));
+    expect(opened.project).toEqual(await describeWorkspace(opened.binding.workspace));
+    const repo = makeGitRepo();
+    expect(await openWorkspace(repo, { ownBranch: true })).toEqual({ binding: await bindWorkspace(repo) });
+    expect((await openWorkspace(repo, { ownBranch: false })).project?.fileTree).toContain('README.md');
   });
 
   test('bindWorkspace refuses a symlink to /etc or to a home directory, naming where it leads', async () => {

@@ -90,7 +90,7 @@ test('a task exports one trace: workflow → activities → the model call under
 
   // The workflow scheduled each activity; a worker ran it, as a child of the scheduling span.
   const scheduled = children(root).map((span) => span.name);
-  expect(scheduled).toEqual(expect.arrayContaining(['StartActivity:bindWorkspace', 'StartActivity:readFile', 'StartActivity:callModel']));
+  expect(scheduled).toEqual(expect.arrayContaining(['StartActivity:openWorkspace', 'StartActivity:readFile', 'StartActivity:callModel']));
   for (const start of children(root)) expect(children(start).map((span) => span.name)).toEqual([start.name.replace('Start', 'Run')]);
 
   // Each model activity names its purpose and holds its Messages API call: the Anthropic SDK's span, with the model,

@@ -62,12 +62,7 @@ test.runIf(browserAvailable)(
 
     await page.getByRole('link', { name: workflowId }).first().click();
     await page.getByText('callModel • model turn 1/30').first().waitFor({ timeout: 30_000 });
-    for (const summary of [
-      'bindWorkspace • bind workspace',
-      'describeWorkspace • describe workspace on ui-host',
-      'readFile • read a.txt',
-      'callModel • model turn 2/30',
-    ]) {
+    for (const summary of ['openWorkspace • open workspace', 'readFile • read a.txt', 'callModel • model turn 2/30']) {
       await expect(page.getByText(summary).first().isVisible()).resolves.toBe(true);
     }
     await page.screenshot({ path: path.join(screenshots, 'web-ui-timeline.png'), fullPage: true });

@@ -38,6 +38,8 @@ export const PATCHES = {
   gateBaseline: { id: 'gate-baseline', added: '2026-11-25', deprecateAfter: '2026-12-25' },
   /** A final text that says the work cannot go on ("I cannot proceed without the API key.") asks a human, as a question does. */
   finalStatements: { id: 'final-statements', added: '2026-11-25', deprecateAfter: '2026-12-25' },
+  /** A task binds and describes its workspace in one activity (`openWorkspace`), one round trip fewer. */
+  taskOpensWorkspaceOnce: { id: 'task-opens-workspace-once', added: '2026-11-25', deprecateAfter: '2026-12-25' },
 } as const satisfies Record<string, Patch>;
 
 export type PatchName = keyof typeof PATCHES;

@@ -8,7 +8,7 @@ import { cannotGoOn, classifyFinalQuestion, questionsIn } from './final-question
 import { MAX_CORRECTION_ROUNDS } from '../../shared/gates.js';
 import { extractOutline } from './outline.js';
 import { contextWindowOf } from '../common/pricing.js';
-import type { WorkspaceBinding } from '../../activities/workspace.js';
+import type { OpenedWorkspace, WorkspaceBinding } from '../../activities/workspace.js';
 import type { ProjectContext } from '../../shared/project-context.js';
 import { buildSystemPrompt, kickoffMessage } from './prompt.js';
 import type { TaskInput } from '../../shared/task-input.js';
@@ -117,19 +117,32 @@ export class TaskRun implements PolicyHost {
   private async prepare(): Promise<ToolTarget> {
     if (!this.state.binding || !this.state.project) {
       const pinned = this.input.hostQueue ? { taskQueue: this.input.hostQueue } : {};
-      const summary = `bind workspace ${this.input.workspace}`;
       // Unpinned, any worker binds it; pinned, the host named in the queue must be there to.
       const wait = this.input.hostQueue ? this.hostWait(hostIdOf(this.input.hostQueue)) : undefined;
-      const binding = await onHost(wait, summary, (limit) =>
-        setupActivities.bindWorkspace.executeWithOptions({ ...pinned, summary, ...limit }, [this.input.workspace]),
-      );
-      const ownBranch = binding.inGitRepo && this.input.git === 'branch' && applies('taskGitBranch');
-      this.state.binding = ownBranch ? await this.trail.start(binding) : binding;
+      let opened: OpenedWorkspace;
+      if (applies('taskOpensWorkspaceOnce')) {
+        const summary = `open workspace ${this.input.workspace}`;
+        const options = { ownBranch: this.input.git === 'branch' && applies('taskGitBranch') };
+        opened = await onHost(wait, summary, (limit) =>
+          setupActivities.openWorkspace.executeWithOptions({ ...pinned, summary, ...limit }, [this.input.workspace, options]),
+        );
+      } else {
+        const summary = `bind workspace ${this.input.workspace}`;
+        opened = {
+          binding: await onHost(wait, summary, (limit) =>
+            setupActivities.bindWorkspace.executeWithOptions({ ...pinned, summary, ...limit }, [this.input.workspace]),
+          ),
+        };
+      }
+      const ownBranch = opened.binding.inGitRepo && this.input.git === 'branch' && applies('taskGitBranch');
+      this.state.binding = ownBranch ? await this.trail.start(opened.binding) : opened.binding;
       const { hostQueue, hostId, workspace } = this.state.binding;
       const describe = `describe workspace on ${hostId}`;
-      this.state.project = await onHost(this.hostWait(hostId), describe, (limit) =>
-        fileActivities.describeWorkspace.executeWithOptions({ taskQueue: hostQueue, summary: describe, ...limit }, [workspace]),
-      );
+      this.state.project =
+        opened.project ??
+        (await onHost(this.hostWait(hostId), describe, (limit) =>
+          fileActivities.describeWorkspace.executeWithOptions({ taskQueue: hostQueue, summary: describe, ...limit }, [workspace]),
+        ));
       this.system = this.buildSystem(this.state.project);
       const kickoff = [kickoffMessage(this.input)];
       if (this.input.gates === 'no-regressions' && applies('gateBaseline')) {
