@@ -36,7 +36,7 @@ describe('a host whose worker is gone', () => {
     const [blocker] = await waitForBlockers(handle);
     expect(blocker.origin).toBe('host-unavailable');
     expect(blocker.question).toMatch(
-      /^Host build-07 has not started "bind workspace .+" within 2s: its worker is down .+\(CODELOOP_HOST_ID=build-07\)/,
+      /^Host build-07 has not started "open workspace .+" within 2s: its worker is down .+\(CODELOOP_HOST_ID=build-07\)/,
     );
 
     // The host comes back as its own process, the way `npm run worker` runs on it.
