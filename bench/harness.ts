@@ -6,6 +6,7 @@ import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Runtime } from '@temporalio/worker';
 import { createCodeloopWorkers } from '../src/create-workers.js';
 import { startDevServer, type DevServer } from '../src/server/dev-server.js';
+import { workflowBundlerOptions } from '../src/workflow-bundle.js';
 import { createWorkerLogger } from '../src/worker-logger.js';
 import { freePort } from '../tests/support/free-port.js';
 import type { FakeMessagesApi } from '../tests/support/fake-messages-api.js';
@@ -26,7 +27,7 @@ export interface BenchEnv {
 export async function startBenchEnv(dynamicConfig?: Record<string, unknown>): Promise<BenchEnv> {
   mkdirSync(outDir, { recursive: true });
   const server = await startDevServer({ port: await freePort(), dynamicConfig });
-  const bundle = await bundleWorkflowCode({ workflowsPath: path.join(benchDir, '../src/workflows/index.ts'), logger: silent });
+  const bundle = await bundleWorkflowCode({ ...workflowBundlerOptions, logger: silent });
   const bundlePath = path.join(outDir, 'workflow-bundle.js');
   writeFileSync(bundlePath, bundle.code);
   // Whole histories of long runs exceed gRPC's default 4 MB message limit.
@@ -56,7 +57,10 @@ export async function bundleAt(ref: string): Promise<{ commit: string; bundlePat
   const commit = execFileSync('git', ['rev-parse', '--short', `${ref}^{commit}`], { cwd: benchDir, encoding: 'utf8' }).trim();
   const tree = path.join(outDir, `at-${commit}`);
   if (!existsSync(tree)) execFileSync('git', ['worktree', 'add', '--detach', tree, commit], { cwd: benchDir, stdio: 'ignore' });
-  const bundle = await bundleWorkflowCode({ workflowsPath: path.join(tree, 'src/workflows/index.ts'), logger: silent });
+  // Bundled as that commit bundled its workflows: with `builtOnce` preloaded once it had it.
+  const preload = path.join(tree, 'src/shared/built-once.ts');
+  const preloadModules = existsSync(preload) ? [preload] : [];
+  const bundle = await bundleWorkflowCode({ workflowsPath: path.join(tree, 'src/workflows/index.ts'), preloadModules, logger: silent });
   const bundlePath = path.join(outDir, `workflow-bundle-${commit}.js`);
   writeFileSync(bundlePath, bundle.code);
   return { commit, bundlePath };

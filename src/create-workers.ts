@@ -1,4 +1,3 @@
-import path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import { NativeConnection, Worker, type WorkerOptions, type WorkerPlugin } from '@temporalio/worker';
 import { createActivities } from './activities/index.js';
@@ -7,8 +6,8 @@ import { createSandbox, type Sandbox } from './activities/process/sandbox.js';
 import { loadConfig, readModelCredentials, type CodeloopConfig, type ModelCredentials } from './config.js';
 import { createExchangeRecorder } from './eval/recording.js';
 import { payloadCodecsFor } from './payloads/codecs.js';
-import { projectRoot } from './project-root.js';
 import { hostQueueFor } from './shared/host-queue.js';
+import { workflowBundlerOptions } from './workflow-bundle.js';
 
 export interface CodeloopWorkerOptions {
   connection: NativeConnection;
@@ -64,7 +63,7 @@ export async function createCodeloopWorkers(options: CodeloopWorkerOptions): Pro
   };
   const workflowSource = options.workflowBundlePath
     ? { workflowBundle: { codePath: options.workflowBundlePath } }
-    : { workflowsPath: path.join(projectRoot, 'src', 'workflows', 'index.ts') };
+    : { workflowsPath: workflowBundlerOptions.workflowsPath, bundlerOptions: { preloadModules: workflowBundlerOptions.preloadModules } };
   const workers = await Promise.all([
     Worker.create({ ...common, taskQueue, ...workflowSource }),
     Worker.create({ ...common, taskQueue: hostQueue }),

@@ -14,11 +14,12 @@ import {
   WorkspacePathSchema,
 } from './task-input.js';
 import { describeUnknownKey, objectWithKnownKeys, parseOrFail } from './validation.js';
+import { builtOnce } from './built-once.js';
 
 /** Task ids become child workflow ids and git branch names, so they keep to a safe alphabet. */
-export const TaskIdSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be 1-64 letters, digits, dots, dashes or underscores');
+export const TaskIdSchema = builtOnce('batch-input/TaskIdSchema', () =>
+  z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be 1-64 letters, digits, dots, dashes or underscores'),
+);
 
 /** Task input fields the batch sets for each task itself: a default for one would be silently overwritten. */
 const SET_PER_TASK = new Set(['title', 'description', 'workspace', 'hostQueue', 'git']);
@@ -28,52 +29,56 @@ const SET_PER_TASK = new Set(['title', 'description', 'workspace', 'hostQueue', 
  * it; otherwise the batch would start and every child fail. The record itself is kept as written: filling in the
  * fields' defaults here would override the batch's own `network` and `env`.
  */
-const TaskDefaultsSchema = z
-  .record(z.string(), z.unknown())
-  .default({})
-  .superRefine((defaults, context) => {
-    const fields = TaskInputFieldsSchema.shape;
-    const known = Object.keys(fields);
-    for (const [key, value] of Object.entries(defaults)) {
-      if (!Object.hasOwn(fields, key)) {
-        context.addIssue({ code: 'custom', path: [key], message: describeUnknownKey(key, known) });
-      } else if (SET_PER_TASK.has(key)) {
-        context.addIssue({
-          code: 'custom',
-          path: [key],
-          message: `the batch sets ${key} for each task itself; remove it from taskDefaults`,
-        });
-      } else {
-        const parsed = fields[key as keyof typeof fields].safeParse(value);
-        for (const issue of parsed.error?.issues ?? [])
-          context.addIssue({ code: 'custom', path: [key, ...issue.path], message: issue.message });
+const TaskDefaultsSchema = builtOnce('batch-input/TaskDefaultsSchema', () =>
+  z
+    .record(z.string(), z.unknown())
+    .default({})
+    .superRefine((defaults, context) => {
+      const fields = TaskInputFieldsSchema.shape;
+      const known = Object.keys(fields);
+      for (const [key, value] of Object.entries(defaults)) {
+        if (!Object.hasOwn(fields, key)) {
+          context.addIssue({ code: 'custom', path: [key], message: describeUnknownKey(key, known) });
+        } else if (SET_PER_TASK.has(key)) {
+          context.addIssue({
+            code: 'custom',
+            path: [key],
+            message: `the batch sets ${key} for each task itself; remove it from taskDefaults`,
+          });
+        } else {
+          const parsed = fields[key as keyof typeof fields].safeParse(value);
+          for (const issue of parsed.error?.issues ?? [])
+            context.addIssue({ code: 'custom', path: [key, ...issue.path], message: issue.message });
+        }
       }
-    }
-  });
+    }),
+);
 
-export const BatchTaskSchema = objectWithKnownKeys({
-  id: TaskIdSchema,
-  title: TaskTitleSchema,
-  description: z.string().trim().min(1),
-  dependsOn: z.array(z.string()).default([]),
-  workspace: WorkspacePathSchema.optional(),
-  /**
-   * The host whose queue (`codeloop@<host-id>`) holds this task's workspace: the workspace is bound there, not by
-   * whichever worker answers first. Tasks that share a workspace share its host, so they must not name two.
-   */
-  hostQueue: z.string().min(1).optional(),
-  prd: z.string().optional(),
-  maxIterations: MaxIterationsSchema.optional(),
-  complexity: ComplexitySchema.optional(),
-  network: NetworkSchema.optional(),
-  env: EnvNamesSchema.optional(),
-  /** Questions answered for this task before (`codeloop batch resume --answer`); they go into its prompt. */
-  answers: z.array(objectWithKnownKeys({ question: z.string(), answer: z.string() })).optional(),
-  /** Checkable criteria the task must meet; they join its description. A plan writes them. */
-  acceptance: z.array(z.string().trim().min(1)).optional(),
-  /** The paths the task expects to touch, as a plan foresaw them; informational. */
-  files: z.array(z.string().trim().min(1)).optional(),
-});
+export const BatchTaskSchema = builtOnce('batch-input/BatchTaskSchema', () =>
+  objectWithKnownKeys({
+    id: TaskIdSchema,
+    title: TaskTitleSchema,
+    description: z.string().trim().min(1),
+    dependsOn: z.array(z.string()).default([]),
+    workspace: WorkspacePathSchema.optional(),
+    /**
+     * The host whose queue (`codeloop@<host-id>`) holds this task's workspace: the workspace is bound there, not by
+     * whichever worker answers first. Tasks that share a workspace share its host, so they must not name two.
+     */
+    hostQueue: z.string().min(1).optional(),
+    prd: z.string().optional(),
+    maxIterations: MaxIterationsSchema.optional(),
+    complexity: ComplexitySchema.optional(),
+    network: NetworkSchema.optional(),
+    env: EnvNamesSchema.optional(),
+    /** Questions answered for this task before (`codeloop batch resume --answer`); they go into its prompt. */
+    answers: z.array(objectWithKnownKeys({ question: z.string(), answer: z.string() })).optional(),
+    /** Checkable criteria the task must meet; they join its description. A plan writes them. */
+    acceptance: z.array(z.string().trim().min(1)).optional(),
+    /** The paths the task expects to touch, as a plan foresaw them; informational. */
+    files: z.array(z.string().trim().min(1)).optional(),
+  }),
+);
 
 /** A list of batch tasks; anything else is named as such, with the shape it should have. */
 const taskList = () => z.array(BatchTaskSchema, { error: 'must be a list of tasks, each { id, title, description, dependsOn? }' });
@@ -84,44 +89,46 @@ export const FAILURE_POLICIES = ['skip-dependents', 'fail-fast', 'continue'] as 
  * `batchConductorWorkflow`'s input. `tasksFile` (a path inside the workspace) lets a scheduled batch read tonight's
  * task list when it starts instead of carrying a fixed one.
  */
-export const BatchInputSchema = objectWithKnownKeys({
-  batchId: TaskIdSchema.optional(),
-  tasks: taskList().default([]),
-  tasksFile: z.string().min(1).optional(),
-  workspace: WorkspacePathSchema.optional(),
-  maxParallel: z.number().int().min(1).max(500).default(4),
-  onFailure: z.enum(FAILURE_POLICIES).default('skip-dependents'),
-  baseBranch: z.string().min(1).optional(),
-  /** What every task's commands may reach, unless `taskDefaults` or the task itself says otherwise. */
-  network: NetworkSchema.optional(),
-  env: EnvNamesSchema.optional(),
-  /**
-   * How long the batch may run, e.g. `6h`. At the deadline running and blocked tasks are cancelled, pending ones
-   * skipped, and the batch ends with what each was waiting for. Default: none; 8h for a batch a schedule started.
-   */
-  deadline: DurationSchema.optional(),
-  /** Models per purpose for every task, unless `taskDefaults` or the task names its own. */
-  models: ModelsSchema.optional(),
-  /** Task input fields every task gets unless it sets its own (approval, blockerTimeout, model, ...). */
-  taskDefaults: TaskDefaultsSchema,
-}).superRefine((input, context) => {
-  if (input.tasks.length === 0 && !input.tasksFile)
-    context.addIssue({ code: 'custom', path: ['tasks'], message: 'a batch needs tasks or a tasksFile' });
-  if (input.tasksFile && !input.workspace)
-    context.addIssue({
-      code: 'custom',
-      path: ['workspace'],
-      message: 'tasksFile is read from the batch workspace, so workspace is required',
-    });
-  input.tasks.forEach((task, index) => {
-    if (!task.workspace && !input.workspace)
+export const BatchInputSchema = builtOnce('batch-input/BatchInputSchema', () =>
+  objectWithKnownKeys({
+    batchId: TaskIdSchema.optional(),
+    tasks: taskList().default([]),
+    tasksFile: z.string().min(1).optional(),
+    workspace: WorkspacePathSchema.optional(),
+    maxParallel: z.number().int().min(1).max(500).default(4),
+    onFailure: z.enum(FAILURE_POLICIES).default('skip-dependents'),
+    baseBranch: z.string().min(1).optional(),
+    /** What every task's commands may reach, unless `taskDefaults` or the task itself says otherwise. */
+    network: NetworkSchema.optional(),
+    env: EnvNamesSchema.optional(),
+    /**
+     * How long the batch may run, e.g. `6h`. At the deadline running and blocked tasks are cancelled, pending ones
+     * skipped, and the batch ends with what each was waiting for. Default: none; 8h for a batch a schedule started.
+     */
+    deadline: DurationSchema.optional(),
+    /** Models per purpose for every task, unless `taskDefaults` or the task names its own. */
+    models: ModelsSchema.optional(),
+    /** Task input fields every task gets unless it sets its own (approval, blockerTimeout, model, ...). */
+    taskDefaults: TaskDefaultsSchema,
+  }).superRefine((input, context) => {
+    if (input.tasks.length === 0 && !input.tasksFile)
+      context.addIssue({ code: 'custom', path: ['tasks'], message: 'a batch needs tasks or a tasksFile' });
+    if (input.tasksFile && !input.workspace)
       context.addIssue({
         code: 'custom',
-        path: ['tasks', index, 'workspace'],
-        message: `task ${task.id} has no workspace and the batch has none`,
+        path: ['workspace'],
+        message: 'tasksFile is read from the batch workspace, so workspace is required',
       });
-  });
-});
+    input.tasks.forEach((task, index) => {
+      if (!task.workspace && !input.workspace)
+        context.addIssue({
+          code: 'custom',
+          path: ['tasks', index, 'workspace'],
+          message: `task ${task.id} has no workspace and the batch has none`,
+        });
+    });
+  }),
+);
 
 export type BatchInput = z.output<typeof BatchInputSchema>;
 export type BatchTask = z.output<typeof BatchTaskSchema>;
@@ -162,9 +169,11 @@ export function assertValidDag(tasks: BatchTask[], workspace?: string): void {
  * The tasks of a `tasksFile`: a list, or an object with a `tasks` list and nothing else. A bare list is read as
  * `{ tasks: [...] }`, so either form's problems are named by the same paths (`tasks.3.dependsOn`).
  */
-export const TasksFileSchema = z
-  .preprocess(
-    (file) => (Array.isArray(file) ? { tasks: file } : file),
-    objectWithKnownKeys({ tasks: taskList() }, 'must be a list of tasks, or { tasks: [...] }'),
-  )
-  .transform((file) => file.tasks);
+export const TasksFileSchema = builtOnce('batch-input/TasksFileSchema', () =>
+  z
+    .preprocess(
+      (file) => (Array.isArray(file) ? { tasks: file } : file),
+      objectWithKnownKeys({ tasks: taskList() }, 'must be a list of tasks, or { tasks: [...] }'),
+    )
+    .transform((file) => file.tasks),
+);

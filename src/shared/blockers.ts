@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { builtOnce } from './built-once.js';
 
 /**
  * A question a human already answered; it stays in the prompt across continue-as-new, and across re-runs through the
@@ -57,10 +58,12 @@ export interface RejectedAnswer {
 }
 
 /** The `answerBlocker` signal's and update's payload. `blockerId` may be left out when one blocker is open. */
-export const BlockerAnswerSchema = z.object({
-  blockerId: z.string().min(1).optional(),
-  answer: z.string(),
-});
+export const BlockerAnswerSchema = builtOnce('blockers/BlockerAnswerSchema', () =>
+  z.object({
+    blockerId: z.string().min(1).optional(),
+    answer: z.string(),
+  }),
+);
 export type BlockerAnswer = z.infer<typeof BlockerAnswerSchema>;
 
 /** What the `answerBlockerUpdate` returns to the caller. */
@@ -75,7 +78,9 @@ export interface BlockerAcknowledgement {
 export const BLOCKER_TIMEOUT_ACTIONS = ['fail', 'continue'] as const;
 
 /** A duration in Temporal's `ms` format, restricted to the unambiguous forms: `90s`, `30m`, `12h`, `7d`, `2w`. */
-export const DurationSchema = z.string().regex(/^\d+(\.\d+)?(ms|s|m|h|d|w)$/, 'must be a duration like 30m, 12h or 7d');
+export const DurationSchema = builtOnce('blockers/DurationSchema', () =>
+  z.string().regex(/^\d+(\.\d+)?(ms|s|m|h|d|w)$/, 'must be a duration like 30m, 12h or 7d'),
+);
 
 /** Words that answer an approval blocker. Anything else is treated as a denial with guidance. */
 export const APPROVE_WORDS = /^\s*(approve|approved|yes|y|ok|allow|go ahead)\s*[.!]?\s*$/i;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { builtOnce } from './built-once.js';
 
 /** A verification gate: a command whose success means the work is done, with a timeout of its own. */
 export interface GateSpec {
@@ -40,29 +41,31 @@ export const MAX_CORRECTION_ROUNDS = 5;
  * `codeloop.json` (or `codeloop.yaml`) in the workspace: gates replace the detected ones (`[]` turns them off);
  * `lint: false` turns off linting on edits.
  */
-export const WorkspaceConfigSchema = z.object({
-  gates: z
-    .array(
-      z.object({
-        name: z.string().min(1),
-        command: z.string().min(1),
-        timeoutSeconds: z.number().int().min(1).max(3600).default(300),
-      }),
-    )
-    .optional(),
-  lint: z.boolean().default(true),
-  /**
-   * How `run_tests` and the tests gate run the suite: `command` instead of the detected one, and `hooks: false` to
-   * skip package.json's `pretest`/`posttest` (npm's `--ignore-scripts`). A string is the command alone.
-   */
-  test: z
-    .union([
-      z
-        .string()
-        .min(1)
-        .transform((command) => ({ command, hooks: true })),
-      z.object({ command: z.string().min(1).optional(), hooks: z.boolean().default(true) }).strict(),
-    ])
-    .optional(),
-});
+export const WorkspaceConfigSchema = builtOnce('gates/WorkspaceConfigSchema', () =>
+  z.object({
+    gates: z
+      .array(
+        z.object({
+          name: z.string().min(1),
+          command: z.string().min(1),
+          timeoutSeconds: z.number().int().min(1).max(3600).default(300),
+        }),
+      )
+      .optional(),
+    lint: z.boolean().default(true),
+    /**
+     * How `run_tests` and the tests gate run the suite: `command` instead of the detected one, and `hooks: false` to
+     * skip package.json's `pretest`/`posttest` (npm's `--ignore-scripts`). A string is the command alone.
+     */
+    test: z
+      .union([
+        z
+          .string()
+          .min(1)
+          .transform((command) => ({ command, hooks: true })),
+        z.object({ command: z.string().min(1).optional(), hooks: z.boolean().default(true) }).strict(),
+      ])
+      .optional(),
+  }),
+);
 export type WorkspaceConfig = z.output<typeof WorkspaceConfigSchema>;

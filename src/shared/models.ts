@@ -1,15 +1,18 @@
 import { z } from 'zod';
 import { addUsage, emptyUsage, MODEL_PURPOSES, type ModelPurpose, type Usage } from './conversation.js';
 import { objectWithKnownKeys } from './validation.js';
+import { builtOnce } from './built-once.js';
 
-const ModelName = z.string().trim().min(1);
+const ModelName = builtOnce('models/ModelName', () => z.string().trim().min(1));
 
 /** `models` in task, batch and plan input: a model per purpose; one left out is the worker's default for it. */
-export const ModelsSchema = objectWithKnownKeys({
-  default: ModelName.optional(),
-  planning: ModelName.optional(),
-  summary: ModelName.optional(),
-});
+export const ModelsSchema = builtOnce('models/ModelsSchema', () =>
+  objectWithKnownKeys({
+    default: ModelName.optional(),
+    planning: ModelName.optional(),
+    summary: ModelName.optional(),
+  }),
+);
 export type Models = z.output<typeof ModelsSchema>;
 
 /**

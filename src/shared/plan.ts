@@ -4,26 +4,30 @@ import { dagProblems, transitiveDependents } from './dag.js';
 import { ModelsSchema } from './models.js';
 import { ComplexitySchema, WorkspacePathSchema } from './task-input.js';
 import { describeIssues, objectWithKnownKeys, parseOrFail } from './validation.js';
+import { builtOnce } from './built-once.js';
 
 /** One task of a plan: a batch task with the fields `submit_plan` asks for, each required so the model thinks about it. */
-export const PlannedTaskSchema = objectWithKnownKeys({
-  id: TaskIdSchema,
-  title: BatchTaskSchema.shape.title,
-  description: BatchTaskSchema.shape.description,
-  dependsOn: z.array(z.string()).default([]).describe('ids of the tasks whose work this one builds on'),
-  complexity: ComplexitySchema.describe('1 (a small edit) to 5 (a new subsystem)'),
-  acceptance: z.array(z.string().trim().min(1)).min(1).describe('checkable criteria: what a test or a reviewer can verify'),
-  files: z.array(z.string().trim().min(1)).default([]).describe('paths the task expects to create or change'),
-});
+export const PlannedTaskSchema = builtOnce('plan/PlannedTaskSchema', () =>
+  objectWithKnownKeys({
+    id: TaskIdSchema,
+    title: BatchTaskSchema.shape.title,
+    description: BatchTaskSchema.shape.description,
+    dependsOn: z.array(z.string()).default([]).describe('ids of the tasks whose work this one builds on'),
+    complexity: ComplexitySchema.describe('1 (a small edit) to 5 (a new subsystem)'),
+    acceptance: z.array(z.string().trim().min(1)).min(1).describe('checkable criteria: what a test or a reviewer can verify'),
+    files: z.array(z.string().trim().min(1)).default([]).describe('paths the task expects to create or change'),
+  }),
+);
 
 /** `submit_plan`'s input. */
-export const SubmitPlanSchema = objectWithKnownKeys(
-  { tasks: z.array(PlannedTaskSchema).min(1, 'a plan needs at least one task') },
-  'must be { tasks: [...] }',
+export const SubmitPlanSchema = builtOnce('plan/SubmitPlanSchema', () =>
+  objectWithKnownKeys({ tasks: z.array(PlannedTaskSchema).min(1, 'a plan needs at least one task') }, 'must be { tasks: [...] }'),
 );
 
 /** A submitted plan, or a reviewer's revision: a bare list of tasks is read as `{ tasks }`. */
-const PlanSchema = z.preprocess((plan) => (Array.isArray(plan) ? { tasks: plan } : plan), SubmitPlanSchema);
+const PlanSchema = builtOnce('plan/PlanSchema', () =>
+  z.preprocess((plan) => (Array.isArray(plan) ? { tasks: plan } : plan), SubmitPlanSchema),
+);
 
 export type PlannedTask = z.output<typeof PlannedTaskSchema>;
 export interface Plan {
@@ -33,27 +37,33 @@ export interface Plan {
 }
 
 /** `planWorkflow`'s input: one JSON object, so `temporal workflow start --type planWorkflow --input '{…}'` works. */
-export const PlanInputSchema = objectWithKnownKeys({
-  workspace: WorkspacePathSchema,
-  prd: z.string().trim().min(1).optional(),
-  /** A path inside the workspace, read by the worker when planning starts. */
-  prdFile: z.string().min(1).optional(),
-  /** Names the plan file (`codeloop/plans/<planId>.yaml`) and the batch; default: from the workflow id. */
-  planId: TaskIdSchema.optional(),
-  maxTasks: z.number().int().min(1).max(100).default(12),
-  /** The planning model; the same as `models.planning`. */
-  model: z.string().min(1).optional(),
-  /** `planning` plans; `default` and `summary` go to the batch's tasks. */
-  models: ModelsSchema.optional(),
-  /** Start `batchConductorWorkflow` on the plan once it is approved. */
-  start: z.boolean().default(false),
-  maxParallel: z.number().int().min(1).max(500).optional(),
-  onFailure: z.enum(FAILURE_POLICIES).optional(),
-  taskDefaults: z.record(z.string(), z.unknown()).optional(),
-}).superRefine((input, context) => {
-  if (!input.prd === !input.prdFile)
-    context.addIssue({ code: 'custom', path: ['prd'], message: 'give exactly one of prd (the text) or prdFile (a path in the workspace)' });
-});
+export const PlanInputSchema = builtOnce('plan/PlanInputSchema', () =>
+  objectWithKnownKeys({
+    workspace: WorkspacePathSchema,
+    prd: z.string().trim().min(1).optional(),
+    /** A path inside the workspace, read by the worker when planning starts. */
+    prdFile: z.string().min(1).optional(),
+    /** Names the plan file (`codeloop/plans/<planId>.yaml`) and the batch; default: from the workflow id. */
+    planId: TaskIdSchema.optional(),
+    maxTasks: z.number().int().min(1).max(100).default(12),
+    /** The planning model; the same as `models.planning`. */
+    model: z.string().min(1).optional(),
+    /** `planning` plans; `default` and `summary` go to the batch's tasks. */
+    models: ModelsSchema.optional(),
+    /** Start `batchConductorWorkflow` on the plan once it is approved. */
+    start: z.boolean().default(false),
+    maxParallel: z.number().int().min(1).max(500).optional(),
+    onFailure: z.enum(FAILURE_POLICIES).optional(),
+    taskDefaults: z.record(z.string(), z.unknown()).optional(),
+  }).superRefine((input, context) => {
+    if (!input.prd === !input.prdFile)
+      context.addIssue({
+        code: 'custom',
+        path: ['prd'],
+        message: 'give exactly one of prd (the text) or prdFile (a path in the workspace)',
+      });
+  }),
+);
 
 export type PlanInput = z.output<typeof PlanInputSchema>;
 

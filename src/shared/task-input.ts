@@ -4,89 +4,115 @@ import { BLOCKER_TIMEOUT_ACTIONS, DurationSchema } from './blockers.js';
 import { DEFAULT_MAX_ITERATIONS } from './constants.js';
 import { GATE_MODES } from './gates.js';
 import { objectWithKnownKeys, parseOrFail } from './validation.js';
+import { builtOnce } from './built-once.js';
 
-/** Field rules a batch's tasks share with the task input, so a batch accepts exactly what its child tasks will. */
-export const TaskTitleSchema = z.string().trim().min(1).max(200);
-/** An absolute path that is not `/`, a system directory or a home directory itself: see `refuseWorkspace`. */
-export const WorkspacePathSchema = z
-  .string()
-  .startsWith('/', 'must be an absolute path on the worker host')
-  .superRefine((workspace, context) => {
-    const refusal = refuseWorkspace(workspace);
-    if (refusal) context.addIssue({ code: 'custom', message: refusal });
-  });
-export const MaxIterationsSchema = z.number().int().min(1).max(1000);
-export const ComplexitySchema = z.number().int().min(1).max(5);
-/** Whether the task's commands may use the network: `on` shares the worker's network with the sandbox. */
-export const NetworkSchema = z.enum(['off', 'on']);
 export const GIT_MODES = ['branch', 'in-place'] as const;
-/** Names of worker environment variables the task's commands may see, beyond the sandbox's allow-list. */
-export const EnvNamesSchema = z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')).max(100);
 
-/**
- * The fields of `agentTaskWorkflow`'s input, as sent. An unknown key is refused by name: a typo such as `aproval` must
- * not quietly leave a default in force. A batch checks its `taskDefaults` against these fields too.
- */
-export const TaskInputFieldsSchema = objectWithKnownKeys({
-  title: TaskTitleSchema.optional(),
-  description: z.string().trim().min(1, 'must describe the task'),
-  workspace: WorkspacePathSchema,
-  prd: z.string().optional(),
-  /** Iteration budget; without it, 30 scaled by `complexity`. */
-  maxIterations: MaxIterationsSchema.optional(),
-  /** 1 (trivial) to 5 (greenfield): scales the default budget, CodeFRAME's 30 × (1 + (c − 1) × 0.5), 15 to 100. */
-  complexity: ComplexitySchema.default(1),
-  model: z.string().min(1).optional(),
-  /** A model per purpose: `default` (the agent's turns, same as `model`), `summary` (compaction); planning is the plan's. */
-  models: ModelsSchema.optional(),
-  /** How long a blocker may wait for an answer, e.g. `7d`; unset waits for ever. */
-  blockerTimeout: DurationSchema.optional(),
-  /** On a blocker timeout: fail the task, or carry on and let the agent use its best judgement. */
-  onBlockerTimeout: z.enum(BLOCKER_TIMEOUT_ACTIONS).default('fail'),
-  /** Which `run_command` calls wait for a human's approve/deny first. */
-  approval: z.enum(['never', 'risky', 'always']).default('never'),
-  /** Spend caps, checked before each model call against its projected size; reaching one raises a blocker. */
-  maxTotalTokens: z.number().int().positive().optional(),
-  maxCostUsd: z.number().positive().optional(),
-  /** Context window in tokens; default the model's own (200K). A smaller one compacts sooner and costs less. */
-  contextWindow: z.number().int().min(10_000).max(2_000_000).optional(),
-  /** A loop the nudge did not break: ask a human, or fail the task. */
-  onLoop: z.enum(['blocker', 'fail']).default('blocker'),
-  /** No successful tool call for this long is a stall (default 5 minutes). */
-  stallTimeout: DurationSchema.default('5m'),
-  /** On a stall: retry the model turn (twice, then ask), ask a human, or fail. */
-  onStall: z.enum(['retry', 'blocker', 'fail']).default('retry'),
-  /** Run the workspace tools on this host's queue (`codeloop@<host-id>`); a batch pins its tasks to its repo's host. */
-  hostQueue: z.string().min(1).optional(),
-  /** How long work may wait for the workspace host's worker to take it before the task asks a human (default 10 minutes). */
-  hostTimeout: DurationSchema.default('10m'),
-  /** What the task's commands may reach beyond the workspace; see README "Safety". */
-  network: NetworkSchema.default('off'),
-  env: EnvNamesSchema.default([]),
+// Built once per worker thread, not once per workflow run (see `builtOnce`).
+const schemas = builtOnce('task-input', () => {
+  /** Field rules a batch's tasks share with the task input, so a batch accepts exactly what its child tasks will. */
+  const TaskTitleSchema = z.string().trim().min(1).max(200);
+  /** An absolute path that is not `/`, a system directory or a home directory itself: see `refuseWorkspace`. */
+  const WorkspacePathSchema = z
+    .string()
+    .startsWith('/', 'must be an absolute path on the worker host')
+    .superRefine((workspace, context) => {
+      const refusal = refuseWorkspace(workspace);
+      if (refusal) context.addIssue({ code: 'custom', message: refusal });
+    });
+  const MaxIterationsSchema = z.number().int().min(1).max(1000);
+  const ComplexitySchema = z.number().int().min(1).max(5);
+  /** Whether the task's commands may use the network: `on` shares the worker's network with the sandbox. */
+  const NetworkSchema = z.enum(['off', 'on']);
+  /** Names of worker environment variables the task's commands may see, beyond the sandbox's allow-list. */
+  const EnvNamesSchema = z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')).max(100);
+
   /**
-   * `no-regressions`: gates run once when the task starts, and at the end a gate that failed then passes if nothing
-   * fails now that did not (no new failing test, no new error line). `strict`: every gate must pass.
+   * The fields of `agentTaskWorkflow`'s input, as sent. An unknown key is refused by name: a typo such as `aproval` must
+   * not quietly leave a default in force. A batch checks its `taskDefaults` against these fields too.
    */
-  gates: z.enum(GATE_MODES).default('no-regressions'),
+  const TaskInputFieldsSchema = objectWithKnownKeys({
+    title: TaskTitleSchema.optional(),
+    description: z.string().trim().min(1, 'must describe the task'),
+    workspace: WorkspacePathSchema,
+    prd: z.string().optional(),
+    /** Iteration budget; without it, 30 scaled by `complexity`. */
+    maxIterations: MaxIterationsSchema.optional(),
+    /** 1 (trivial) to 5 (greenfield): scales the default budget, CodeFRAME's 30 × (1 + (c − 1) × 0.5), 15 to 100. */
+    complexity: ComplexitySchema.default(1),
+    model: z.string().min(1).optional(),
+    /** A model per purpose: `default` (the agent's turns, same as `model`), `summary` (compaction); planning is the plan's. */
+    models: ModelsSchema.optional(),
+    /** How long a blocker may wait for an answer, e.g. `7d`; unset waits for ever. */
+    blockerTimeout: DurationSchema.optional(),
+    /** On a blocker timeout: fail the task, or carry on and let the agent use its best judgement. */
+    onBlockerTimeout: z.enum(BLOCKER_TIMEOUT_ACTIONS).default('fail'),
+    /** Which `run_command` calls wait for a human's approve/deny first. */
+    approval: z.enum(['never', 'risky', 'always']).default('never'),
+    /** Spend caps, checked before each model call against its projected size; reaching one raises a blocker. */
+    maxTotalTokens: z.number().int().positive().optional(),
+    maxCostUsd: z.number().positive().optional(),
+    /** Context window in tokens; default the model's own (200K). A smaller one compacts sooner and costs less. */
+    contextWindow: z.number().int().min(10_000).max(2_000_000).optional(),
+    /** A loop the nudge did not break: ask a human, or fail the task. */
+    onLoop: z.enum(['blocker', 'fail']).default('blocker'),
+    /** No successful tool call for this long is a stall (default 5 minutes). */
+    stallTimeout: DurationSchema.default('5m'),
+    /** On a stall: retry the model turn (twice, then ask), ask a human, or fail. */
+    onStall: z.enum(['retry', 'blocker', 'fail']).default('retry'),
+    /** Run the workspace tools on this host's queue (`codeloop@<host-id>`); a batch pins its tasks to its repo's host. */
+    hostQueue: z.string().min(1).optional(),
+    /** How long work may wait for the workspace host's worker to take it before the task asks a human (default 10 minutes). */
+    hostTimeout: DurationSchema.default('10m'),
+    /** What the task's commands may reach beyond the workspace; see README "Safety". */
+    network: NetworkSchema.default('off'),
+    env: EnvNamesSchema.default([]),
+    /**
+     * `no-regressions`: gates run once when the task starts, and at the end a gate that failed then passes if nothing
+     * fails now that did not (no new failing test, no new error line). `strict`: every gate must pass.
+     */
+    gates: z.enum(GATE_MODES).default('no-regressions'),
+    /**
+     * `branch`: work in a worktree on `codeloop/task/<task-id>` cut from the checkout's `HEAD`, with a commit per
+     * iteration that changed files, never touching the checkout; `in-place`: edit the workspace itself. A workspace
+     * that is not a git repository works in place either way.
+     */
+    git: z.enum(GIT_MODES).default('branch'),
+    /** Questions answered in an earlier run of this task; they go into the task layer of the prompt. */
+    answers: z.array(objectWithKnownKeys({ question: z.string(), answer: z.string() })).default([]),
+  });
+
   /**
-   * `branch`: work in a worktree on `codeloop/task/<task-id>` cut from the checkout's `HEAD`, with a commit per
-   * iteration that changed files, never touching the checkout; `in-place`: edit the workspace itself. A workspace
-   * that is not a git repository works in place either way.
+   * `agentTaskWorkflow`'s input: one JSON object, so `temporal workflow start --input '{…}'` works as written.
+   * The CLI parses it with this schema before starting, and the workflow parses it again first thing.
    */
-  git: z.enum(GIT_MODES).default('branch'),
-  /** Questions answered in an earlier run of this task; they go into the task layer of the prompt. */
-  answers: z.array(objectWithKnownKeys({ question: z.string(), answer: z.string() })).default([]),
+  const TaskInputSchema = TaskInputFieldsSchema.transform((input) => ({
+    ...input,
+    title: input.title ?? titleFrom(input.description),
+    maxIterations: input.maxIterations ?? iterationBudget(input.complexity),
+  }));
+  return {
+    TaskTitleSchema,
+    WorkspacePathSchema,
+    MaxIterationsSchema,
+    ComplexitySchema,
+    NetworkSchema,
+    EnvNamesSchema,
+    TaskInputFieldsSchema,
+    TaskInputSchema,
+  };
 });
 
-/**
- * `agentTaskWorkflow`'s input: one JSON object, so `temporal workflow start --input '{…}'` works as written.
- * The CLI parses it with this schema before starting, and the workflow parses it again first thing.
- */
-export const TaskInputSchema = TaskInputFieldsSchema.transform((input) => ({
-  ...input,
-  title: input.title ?? titleFrom(input.description),
-  maxIterations: input.maxIterations ?? iterationBudget(input.complexity),
-}));
+export const {
+  TaskTitleSchema,
+  WorkspacePathSchema,
+  MaxIterationsSchema,
+  ComplexitySchema,
+  NetworkSchema,
+  EnvNamesSchema,
+  TaskInputFieldsSchema,
+  TaskInputSchema,
+} = schemas;
 
 export type TaskInput = z.output<typeof TaskInputSchema>;
 /** What callers may send: defaults filled in by parsing. */

@@ -1,61 +1,66 @@
 import { z } from 'zod';
 import { COMMAND_TIMEOUT } from './constants.js';
 import { SubmitPlanSchema } from './plan.js';
+import { builtOnce } from './built-once.js';
 
 /**
  * The tools the model sees, exactly as the seed design names them. Each zod schema is the single source of truth:
  * it produces the API's `input_schema` and validates what the model sends back.
  */
-export const toolInputSchemas = {
-  read_file: z.object({
-    path: z.string().min(1).describe('File path relative to the workspace root'),
-    start_line: z.number().int().min(1).optional().describe('First line to show (1-based)'),
-    end_line: z.number().int().min(1).optional().describe('Last line to show (inclusive)'),
-  }),
-  edit_file: z.object({
-    path: z.string().min(1).describe('File path relative to the workspace root'),
-    edits: z
-      .array(
-        z.object({
-          search: z.string().min(1).describe('Exact lines currently in the file; must match one place only'),
-          replace: z.string().describe('Lines to put in their place'),
-        }),
-      )
-      .min(1)
-      .describe('Applied in order; all apply or none do'),
-  }),
-  create_file: z.object({
-    path: z.string().min(1).describe('New file path relative to the workspace root'),
-    content: z.string().describe('Full content of the new file'),
-  }),
-  search_codebase: z.object({
-    pattern: z.string().min(1).describe('JavaScript regular expression searched line by line'),
-    file_glob: z.string().optional().describe('Limit the search to files matching this glob, e.g. "src/**/*.ts"'),
-    max_results: z.number().int().min(1).max(200).default(20).describe('Maximum matching lines to return'),
-  }),
-  list_files: z.object({
-    path: z.string().optional().describe('Directory relative to the workspace root (default: the root)'),
-    pattern: z.string().optional().describe('Only list files matching this glob'),
-    max_depth: z.number().int().min(1).max(10).default(3).describe('How many directory levels to descend'),
-  }),
-  run_command: z.object({
-    command: z.string().min(1).describe('Shell command, run in the workspace root'),
-    timeout: z
-      .number()
-      .min(1)
-      .max(COMMAND_TIMEOUT.maxSeconds)
-      .default(COMMAND_TIMEOUT.defaultSeconds)
-      .describe(`Seconds before the command is killed (max ${COMMAND_TIMEOUT.maxSeconds})`),
-  }),
-  run_tests: z.object({
-    test_path: z.string().optional().describe('A test file or directory; default: the whole suite'),
-    verbose: z.boolean().optional().describe('Full output instead of the first failure'),
-  }),
-  raise_blocker: z.object({
-    question: z.string().min(1).describe('What you need from a human, as one clear question'),
-    context: z.string().optional().describe('What you tried and why you cannot decide alone'),
-  }),
-} as const;
+export const toolInputSchemas = builtOnce(
+  'tools/toolInputSchemas',
+  () =>
+    ({
+      read_file: z.object({
+        path: z.string().min(1).describe('File path relative to the workspace root'),
+        start_line: z.number().int().min(1).optional().describe('First line to show (1-based)'),
+        end_line: z.number().int().min(1).optional().describe('Last line to show (inclusive)'),
+      }),
+      edit_file: z.object({
+        path: z.string().min(1).describe('File path relative to the workspace root'),
+        edits: z
+          .array(
+            z.object({
+              search: z.string().min(1).describe('Exact lines currently in the file; must match one place only'),
+              replace: z.string().describe('Lines to put in their place'),
+            }),
+          )
+          .min(1)
+          .describe('Applied in order; all apply or none do'),
+      }),
+      create_file: z.object({
+        path: z.string().min(1).describe('New file path relative to the workspace root'),
+        content: z.string().describe('Full content of the new file'),
+      }),
+      search_codebase: z.object({
+        pattern: z.string().min(1).describe('JavaScript regular expression searched line by line'),
+        file_glob: z.string().optional().describe('Limit the search to files matching this glob, e.g. "src/**/*.ts"'),
+        max_results: z.number().int().min(1).max(200).default(20).describe('Maximum matching lines to return'),
+      }),
+      list_files: z.object({
+        path: z.string().optional().describe('Directory relative to the workspace root (default: the root)'),
+        pattern: z.string().optional().describe('Only list files matching this glob'),
+        max_depth: z.number().int().min(1).max(10).default(3).describe('How many directory levels to descend'),
+      }),
+      run_command: z.object({
+        command: z.string().min(1).describe('Shell command, run in the workspace root'),
+        timeout: z
+          .number()
+          .min(1)
+          .max(COMMAND_TIMEOUT.maxSeconds)
+          .default(COMMAND_TIMEOUT.defaultSeconds)
+          .describe(`Seconds before the command is killed (max ${COMMAND_TIMEOUT.maxSeconds})`),
+      }),
+      run_tests: z.object({
+        test_path: z.string().optional().describe('A test file or directory; default: the whole suite'),
+        verbose: z.boolean().optional().describe('Full output instead of the first failure'),
+      }),
+      raise_blocker: z.object({
+        question: z.string().min(1).describe('What you need from a human, as one clear question'),
+        context: z.string().optional().describe('What you tried and why you cannot decide alone'),
+      }),
+    }) as const,
+);
 
 export type ToolName = keyof typeof toolInputSchemas;
 export type ToolInput<N extends ToolName> = z.output<(typeof toolInputSchemas)[N]>;
@@ -120,11 +125,20 @@ const SUBMIT_PLAN_DESCRIPTION =
 
 /** The `tools` array of a Messages API request. `input_schema` must be an object schema; the tests hold it to that. */
 export function toolDefinitions(set: ToolSet = 'agent'): ToolDefinition[] {
-  if (set === 'none') return [];
-  const names = (Object.keys(toolInputSchemas) as ToolName[]).filter((name) => set === 'agent' || PLANNING_TOOLS.has(name));
-  const tools = names.map((name) => definition(name, toolInputSchemas[name], descriptions[name]));
-  return set === 'plan' ? [...tools, definition(SUBMIT_PLAN, SubmitPlanSchema, SUBMIT_PLAN_DESCRIPTION)] : tools;
+  return set === 'none' ? [] : definitions[set];
 }
+
+/**
+ * Converted once, with the schemas: the descriptions live in the registry of the zod that built them, which in a
+ * workflow thread is the first run's (see `builtOnce`).
+ */
+const definitions = builtOnce('tools/definitions', () => {
+  const tools = (set: 'agent' | 'plan') =>
+    (Object.keys(toolInputSchemas) as ToolName[])
+      .filter((name) => set === 'agent' || PLANNING_TOOLS.has(name))
+      .map((name) => definition(name, toolInputSchemas[name], descriptions[name]));
+  return { agent: tools('agent'), plan: [...tools('plan'), definition(SUBMIT_PLAN, SubmitPlanSchema, SUBMIT_PLAN_DESCRIPTION)] };
+});
 
 function definition(name: string, inputSchema: z.ZodType, description: string): ToolDefinition {
   const { $schema: _ignored, ...schema } = z.toJSONSchema(inputSchema, { io: 'input' }) as Record<string, unknown>;

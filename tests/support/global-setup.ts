@@ -4,6 +4,7 @@ import type { TestProject } from 'vitest/node';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { build } from 'esbuild';
 import { startDevServer, type DevServer } from '../../src/server/dev-server.js';
+import { workflowBundlerOptions } from '../../src/workflow-bundle.js';
 import { freePort } from './free-port.js';
 import { cliBundleDir, testOutputDir, workerBundlePath } from './test-output.js';
 
@@ -22,7 +23,7 @@ export default async function setup(project: TestProject) {
   mkdirSync(testOutputDir, { recursive: true });
   const [server, bundle] = await Promise.all([
     startDevServer({ port: await freePort(), stdio: 'ignore' }) as Promise<DevServer>,
-    bundleWorkflowCode({ workflowsPath: path.resolve('src/workflows/index.ts'), logger: quietLogger }),
+    bundleWorkflowCode({ ...workflowBundlerOptions, logger: quietLogger }),
     buildEntryPoints(),
   ]);
   const bundlePath = path.join(testOutputDir, 'workflow-bundle.js');

@@ -7,6 +7,7 @@ import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { startTracing } from '../../src/telemetry/tracing.js';
+import { workflowBundlerOptions } from '../../src/workflow-bundle.js';
 import type { agentTaskWorkflow } from '../../src/workflows/index.js';
 import { byTurn, reportedUsage, startFakeMessagesApi, type FakeMessagesApi } from '../support/fake-messages-api.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
@@ -151,7 +152,8 @@ test('runs recorded without tracing replay on a worker with tracing on: turning 
       return { workflowId: ids[name] ?? name, history: historyFromJSON(JSON.parse(readFileSync(path.join(HISTORIES_DIR, file), 'utf8'))) };
     });
   const failures: string[] = [];
-  const options = { workflowsPath: path.resolve('src/workflows/index.ts'), plugins: [receiverless.plugin] };
+  const { workflowsPath, preloadModules } = workflowBundlerOptions;
+  const options = { workflowsPath, bundlerOptions: { preloadModules }, plugins: [receiverless.plugin] };
   try {
     for await (const { workflowId, error } of Worker.runReplayHistories(options, histories)) {
       if (error) failures.push(`${workflowId}: ${error}`);
