@@ -8,6 +8,7 @@ import { defineConfig } from 'vitest/config';
 const UNIT_TESTS = [
   'tests/shared/**/*.test.ts',
   'tests/bin/**/*.test.ts',
+  'tests/text/**/*.test.ts',
   'tests/activities/editor/**/*.test.ts',
   'tests/workflows/task/**/*.test.ts',
   'tests/architecture.test.ts',
