@@ -67,7 +67,7 @@ describe('merging', () => {
     expect([...cut].sort()).toEqual(['a', 'b', 'c']);
     expect(activities.map(({ type }) => type)).not.toContain('integrateTask');
     expect(activities.map(({ type }) => type)).not.toContain('removeTaskWorktree');
-    expect(await markers(handle)).toContain(PATCHES.batchMergesTogether.id);
+    expect(await markers(handle)).toEqual(expect.arrayContaining([PATCHES.batchMergesTogether.id, PATCHES.batchMergesPipelined.id]));
 
     const worktrees = execFileSync('git', ['worktree', 'list', '--porcelain'], { cwd: repo })
       .toString()

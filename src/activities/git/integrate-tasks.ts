@@ -1,4 +1,5 @@
 import { commitAll, cutTaskWorktrees, mergeBranch, type PreparedWorktree } from './batch-repo.js';
+import { oneAtATime } from './one-at-a-time.js';
 
 export interface IntegrateTasksRequest {
   repo: string;
@@ -6,7 +7,7 @@ export interface IntegrateTasksRequest {
   integrationPath: string;
   /** Merged in this order, one merge commit each. */
   tasks: { taskId: string; worktree: string; branch: string; commitMessage: string; mergeMessage: string }[];
-  /** Dependents to cut from the new integration tip, each only if every task it waits for here merged. */
+  /** Dependents to cut from the new integration tip, each only once every task in its `after` has merged. */
   prepare: { taskId: string; after: string[] }[];
 }
 
@@ -19,19 +20,47 @@ export interface IntegrateTasksResult {
 /**
  * Every task that finished while the previous merge ran, in one step: their worktrees committed side by side, their
  * branches merged one by one (a conflict is aborted and reported, the others still merge), and the worktrees of the
- * dependents that are now ready cut from the new tip. One step for many tasks is what keeps a dependent's wait short
- * when many tasks end at once. Safe to repeat: nothing to commit and already merged are both fine.
+ * dependents that are now ready (every task in their `after` merged, here or by an earlier step) cut from the new
+ * tip. One step for many tasks is what keeps a dependent's wait short when many tasks end at once. Safe to repeat:
+ * nothing to commit and already merged are both fine.
  */
 export async function integrateTasks(input: IntegrateTasksRequest, worktreesDir?: string): Promise<IntegrateTasksResult> {
-  await Promise.all(input.tasks.map((task) => commitAll(task.worktree, task.commitMessage)));
-  const result: IntegrateTasksResult = { merged: [], conflicts: [], prepared: [] };
-  for (const task of input.tasks) {
-    const files = await mergeBranch(input.integrationPath, task.branch, task.mergeMessage);
-    if (files.length === 0) result.merged.push(task.taskId);
-    else result.conflicts.push({ taskId: task.taskId, files });
-  }
-  const ready = input.prepare.filter((dependent) => dependent.after.every((taskId) => result.merged.includes(taskId)));
-  const readyIds = ready.map((dependent) => dependent.taskId);
-  if (readyIds.length > 0) result.prepared = await cutTaskWorktrees(input.repo, input.batchId, readyIds, worktreesDir);
-  return result;
+  // Each task's work is committed in its own worktree right away; the merges into the integration branch take turns
+  // with those of any other merge step of the batch asked for meanwhile, in the order they were asked for.
+  const committed = Promise.all(input.tasks.map((task) => commitAll(task.worktree, task.commitMessage)));
+  committed.catch(() => undefined);
+  return oneAtATime(`integrate ${input.integrationPath}`, async () => {
+    await committed;
+    const result: IntegrateTasksResult = { merged: [], conflicts: [], prepared: [] };
+    const merged = mergedInto(input.integrationPath);
+    for (const task of input.tasks) {
+      const files = await mergeBranch(input.integrationPath, task.branch, task.mergeMessage);
+      if (files.length > 0) result.conflicts.push({ taskId: task.taskId, files });
+      else {
+        result.merged.push(task.taskId);
+        merged.add(task.taskId);
+      }
+    }
+    const ready = input.prepare.filter((dependent) => dependent.after.every((taskId) => merged.has(taskId)));
+    const readyIds = ready.map((dependent) => dependent.taskId);
+    if (readyIds.length > 0) result.prepared = await cutTaskWorktrees(input.repo, input.batchId, readyIds, worktreesDir);
+    return result;
+  });
+}
+
+/**
+ * The tasks this worker has merged into each integration worktree, so that a dependent of tasks from two merges is
+ * cut by the second only once the first has run. Git cannot say so itself: a task whose work is not committed yet has
+ * a branch that is already an ancestor of the integration tip. Lost with the worker, and kept for the last
+ * `REMEMBERED_BATCHES` batches only: a dependent not cut here is cut when it starts.
+ */
+const mergedIntoPath = new Map<string, Set<string>>();
+const REMEMBERED_BATCHES = 100;
+
+function mergedInto(integrationPath: string): Set<string> {
+  const merged = mergedIntoPath.get(integrationPath) ?? new Set<string>();
+  mergedIntoPath.delete(integrationPath);
+  mergedIntoPath.set(integrationPath, merged);
+  if (mergedIntoPath.size > REMEMBERED_BATCHES) mergedIntoPath.delete(mergedIntoPath.keys().next().value!);
+  return merged;
 }

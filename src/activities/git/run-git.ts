@@ -1,4 +1,5 @@
 import { gitHost } from './git-host.js';
+import { oneAtATime } from './one-at-a-time.js';
 
 /** Commits made by codeloop carry its own identity, so nothing depends on the host's git config. */
 const IDENTITY = ['-c', 'user.name=codeloop', '-c', 'user.email=codeloop@localhost', '-c', 'commit.gpgsign=false'];
@@ -22,26 +23,12 @@ export interface GitResult {
  */
 export async function tryGit(cwd: string, args: string[]): Promise<GitResult> {
   const run = () => gitHost.run(cwd, [...NO_PROGRAMS, ...IDENTITY, ...args]);
-  const result = await (args[0] === 'worktree' ? oneAtATime(cwd, run) : run());
+  // `git worktree` commands run from one directory (codeloop runs them from the repository) take turns. Side by side,
+  // they meet each other's entries under `.git/worktrees` half-written or half-deleted: a prune removes the entry an
+  // add is still writing ("could not open .git/worktrees/t6/gitdir"), an add reads a removal's leftovers ("failed to
+  // read .git/worktrees/t50/commondir"). Each takes milliseconds.
+  const result = await (args[0] === 'worktree' ? oneAtATime(`worktree ${cwd}`, run) : run());
   return { ok: result.code === 0, stdout: result.stdout.trim(), stderr: result.stderr.trim() };
-}
-
-/**
- * The `git worktree` commands run from one directory (codeloop runs them from the repository), in the order asked,
- * one at a time. Side by side, git's own commands meet each other's entries under `.git/worktrees` half-written or
- * half-deleted: a prune removes the entry an add is still writing ("could not open .git/worktrees/t6/gitdir"), an add
- * reads a removal's leftovers ("failed to read .git/worktrees/t50/commondir"). Each takes milliseconds.
- */
-const worktreeQueues = new Map<string, Promise<unknown>>();
-
-function oneAtATime<T>(cwd: string, run: () => Promise<T>): Promise<T> {
-  const result = (worktreeQueues.get(cwd) ?? Promise.resolve()).then(run, run);
-  const tail = result.catch(() => undefined);
-  worktreeQueues.set(cwd, tail);
-  void tail.then(() => {
-    if (worktreeQueues.get(cwd) === tail) worktreeQueues.delete(cwd);
-  });
-  return result;
 }
 
 /** Runs git and fails with git's own message when it fails. */

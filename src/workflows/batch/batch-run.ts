@@ -105,7 +105,9 @@ export class BatchRun implements MergeHost {
     this.runs = (carry?.runs ?? 0) + 1;
     this.startedAt = carry?.startedAt ?? workflowNow();
     this.deadline = new DeadlineWatch(carry ? carry.deadlineAt : deadlineAt(input, this.startedAt));
-    this.merges = applies('batchMergesTogether') ? new MergeQueue(this, new WorktreeCleanup(this.inFlight)) : new SerialMerges(this);
+    this.merges = applies('batchMergesTogether')
+      ? new MergeQueue(this, new WorktreeCleanup(this.inFlight), applies('batchMergesPipelined'))
+      : new SerialMerges(this);
     this.answersFromReports = applies('batchAnswersFromReports');
   }
 

@@ -40,6 +40,8 @@ export const PATCHES = {
   finalStatements: { id: 'final-statements', added: '2026-11-25', deprecateAfter: '2026-12-25' },
   /** A task binds and describes its workspace in one activity (`openWorkspace`), one round trip fewer. */
   taskOpensWorkspaceOnce: { id: 'task-opens-workspace-once', added: '2026-11-25', deprecateAfter: '2026-12-25' },
+  /** The next merge activity of a repository is asked for while the one before it runs; its host runs them in turn. */
+  batchMergesPipelined: { id: 'batch-merges-pipelined', added: '2026-11-25', deprecateAfter: '2026-12-25' },
 } as const satisfies Record<string, Patch>;
 
 export type PatchName = keyof typeof PATCHES;
