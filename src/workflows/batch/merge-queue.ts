@@ -93,13 +93,14 @@ export class MergeQueue implements Merger {
       })),
       prepare: this.prepare(ids, [...merging]),
     };
-    for (const id of ids) merging.add(id);
+    if (this.pipelined) for (const id of ids) merging.add(id);
     const shown = ids.length > 3 ? `${ids.length} tasks (${ids.slice(0, 3).join(', ')}, …)` : ids.join(', ');
     const summary = `commit and merge ${shown} into ${repo.integrationBranch}`;
-    const result = await gitActivities.integrateTasks
+    const merge = gitActivities.integrateTasks
       .executeWithOptions({ taskQueue: binding.hostQueue, summary }, [request])
-      .catch((error) => this.failed(group, error))
-      .finally(() => ids.forEach((id) => merging.delete(id)));
+      .catch((error) => this.failed(group, error));
+    // Unpipelined, the result is taken exactly as before the patch: a replayed history's commands keep their order.
+    const result = await (this.pipelined ? merge.finally(() => ids.forEach((id) => merging.delete(id))) : merge);
     if (!result) return;
     this.host.keepPrepared(result.prepared);
     for (const state of group) {
