@@ -10,7 +10,14 @@ import { fileURLToPath } from 'node:url';
 const checkout = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** How every entry point is compiled: for Node 20, as ES modules, with the installed packages left to Node. */
-export const compileOptions = { bundle: true, format: 'esm', platform: 'node', target: 'node20', packages: 'external', logLevel: 'silent' };
+export const compileOptions = /** @type {const} */ ({
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  packages: 'external',
+  logLevel: 'silent',
+});
 
 /**
  * The CLI compiled from `src/client/main.ts`, each command's module a chunk of its own loaded only when that command

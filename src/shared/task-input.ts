@@ -6,32 +6,34 @@ import { GATE_MODES } from './gates.js';
 import { objectWithKnownKeys, parseOrFail } from './validation.js';
 import { builtOnce } from './built-once.js';
 
-export const GIT_MODES = ['branch', 'in-place'] as const;
-
-// Built once per worker thread, not once per workflow run (see `builtOnce`).
-const schemas = builtOnce('task-input', () => {
-  /** Field rules a batch's tasks share with the task input, so a batch accepts exactly what its child tasks will. */
-  const TaskTitleSchema = z.string().trim().min(1).max(200);
-  /** An absolute path that is not `/`, a system directory or a home directory itself: see `refuseWorkspace`. */
-  const WorkspacePathSchema = z
+/** Field rules a batch's tasks share with the task input, so a batch accepts exactly what its child tasks will. */
+export const TaskTitleSchema = builtOnce('task-input/TaskTitleSchema', () => z.string().trim().min(1).max(200));
+/** An absolute path that is not `/`, a system directory or a home directory itself: see `refuseWorkspace`. */
+export const WorkspacePathSchema = builtOnce('task-input/WorkspacePathSchema', () =>
+  z
     .string()
     .startsWith('/', 'must be an absolute path on the worker host')
     .superRefine((workspace, context) => {
       const refusal = refuseWorkspace(workspace);
       if (refusal) context.addIssue({ code: 'custom', message: refusal });
-    });
-  const MaxIterationsSchema = z.number().int().min(1).max(1000);
-  const ComplexitySchema = z.number().int().min(1).max(5);
-  /** Whether the task's commands may use the network: `on` shares the worker's network with the sandbox. */
-  const NetworkSchema = z.enum(['off', 'on']);
-  /** Names of worker environment variables the task's commands may see, beyond the sandbox's allow-list. */
-  const EnvNamesSchema = z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')).max(100);
+    }),
+);
+export const MaxIterationsSchema = builtOnce('task-input/MaxIterationsSchema', () => z.number().int().min(1).max(1000));
+export const ComplexitySchema = builtOnce('task-input/ComplexitySchema', () => z.number().int().min(1).max(5));
+/** Whether the task's commands may use the network: `on` shares the worker's network with the sandbox. */
+export const NetworkSchema = builtOnce('task-input/NetworkSchema', () => z.enum(['off', 'on']));
+export const GIT_MODES = ['branch', 'in-place'] as const;
+/** Names of worker environment variables the task's commands may see, beyond the sandbox's allow-list. */
+export const EnvNamesSchema = builtOnce('task-input/EnvNamesSchema', () =>
+  z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')).max(100),
+);
 
-  /**
-   * The fields of `agentTaskWorkflow`'s input, as sent. An unknown key is refused by name: a typo such as `aproval` must
-   * not quietly leave a default in force. A batch checks its `taskDefaults` against these fields too.
-   */
-  const TaskInputFieldsSchema = objectWithKnownKeys({
+/**
+ * The fields of `agentTaskWorkflow`'s input, as sent. An unknown key is refused by name: a typo such as `aproval` must
+ * not quietly leave a default in force. A batch checks its `taskDefaults` against these fields too.
+ */
+export const TaskInputFieldsSchema = builtOnce('task-input/TaskInputFieldsSchema', () =>
+  objectWithKnownKeys({
     title: TaskTitleSchema.optional(),
     description: z.string().trim().min(1, 'must describe the task'),
     workspace: WorkspacePathSchema,
@@ -80,39 +82,20 @@ const schemas = builtOnce('task-input', () => {
     git: z.enum(GIT_MODES).default('branch'),
     /** Questions answered in an earlier run of this task; they go into the task layer of the prompt. */
     answers: z.array(objectWithKnownKeys({ question: z.string(), answer: z.string() })).default([]),
-  });
+  }),
+);
 
-  /**
-   * `agentTaskWorkflow`'s input: one JSON object, so `temporal workflow start --input '{…}'` works as written.
-   * The CLI parses it with this schema before starting, and the workflow parses it again first thing.
-   */
-  const TaskInputSchema = TaskInputFieldsSchema.transform((input) => ({
+/**
+ * `agentTaskWorkflow`'s input: one JSON object, so `temporal workflow start --input '{…}'` works as written.
+ * The CLI parses it with this schema before starting, and the workflow parses it again first thing.
+ */
+export const TaskInputSchema = builtOnce('task-input/TaskInputSchema', () =>
+  TaskInputFieldsSchema.transform((input) => ({
     ...input,
     title: input.title ?? titleFrom(input.description),
     maxIterations: input.maxIterations ?? iterationBudget(input.complexity),
-  }));
-  return {
-    TaskTitleSchema,
-    WorkspacePathSchema,
-    MaxIterationsSchema,
-    ComplexitySchema,
-    NetworkSchema,
-    EnvNamesSchema,
-    TaskInputFieldsSchema,
-    TaskInputSchema,
-  };
-});
-
-export const {
-  TaskTitleSchema,
-  WorkspacePathSchema,
-  MaxIterationsSchema,
-  ComplexitySchema,
-  NetworkSchema,
-  EnvNamesSchema,
-  TaskInputFieldsSchema,
-  TaskInputSchema,
-} = schemas;
+  })),
+);
 
 export type TaskInput = z.output<typeof TaskInputSchema>;
 /** What callers may send: defaults filled in by parsing. */

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { build } from 'esbuild';
+import { compileOptions } from '../../bin/compiled.js';
 import { startDevServer, type DevServer } from '../../src/server/dev-server.js';
 import { workflowBundlerOptions } from '../../src/workflow-bundle.js';
 import { freePort } from './free-port.js';
@@ -43,7 +44,8 @@ export default async function setup(project: TestProject) {
  */
 async function buildEntryPoints(): Promise<void> {
   rmSync(cliBundleDir, { recursive: true, force: true });
-  const common = { bundle: true, format: 'esm', platform: 'node', target: 'node20', packages: 'external', logLevel: 'warning' } as const;
+  // As `bin/codeloop.js` compiles the CLI for users, with esbuild's warnings shown.
+  const common = { ...compileOptions, logLevel: 'warning' } as const;
   await Promise.all([
     build({ ...common, entryPoints: ['src/client/main.ts'], splitting: true, outdir: cliBundleDir }),
     build({ ...common, entryPoints: ['src/worker.ts'], outfile: workerBundlePath }),
