@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { BatchStateSnapshot } from '../../src/shared/batch-state.js';
-import { answerBlockerSignal, getStateQuery } from '../../src/shared/messages.js';
+import { answerBlockerSignal, getBatchStateQuery, getStateQuery } from '../../src/shared/messages.js';
 import { waitForBatch } from '../support/batch.js';
 import { runCli } from '../support/cli.js';
 import { eventually } from '../support/polling.js';
@@ -94,19 +94,26 @@ describe('a fault mid-batch', () => {
     const blocked = stuck.tasks.filter((task) => task.blockedOn?.length);
     for (const task of blocked) expect(task.blockedOn![0].question).toMatch(/^Host host-b has not started .+ within 5s/);
     await rig.startHost('host-b');
-    // Answer every host blocker until none is left (another may open before the host is seen again).
+    // Answer every host blocker until none is left (another may open before the host is seen again). A task whose
+    // worktree was not cut yet has no child: the batch asked for it.
     await eventually(
       async () => {
-        const state = await batch.handle.query('getBatchState').catch(() => undefined);
-        for (const task of (state as BatchStateSnapshot | undefined)?.tasks ?? []) {
-          if (!task.blockedOn?.length) continue;
+        const state = (await batch.handle.query(getBatchStateQuery).catch(() => undefined)) as BatchStateSnapshot | undefined;
+        for (const blocker of state?.openBlockers ?? []) {
+          if (blocker.origin === 'host-unavailable')
+            await batch.handle.signal(answerBlockerSignal, { blockerId: blocker.id, answer: 'retry' });
+        }
+        const key = (blocker: { id: string; question: string }) => `${blocker.id} ${blocker.question}`;
+        const asked = new Set(state?.openBlockers.map(key));
+        for (const task of state?.tasks ?? []) {
+          if (!task.blockedOn?.length || task.blockedOn.every((blocker) => asked.has(key(blocker)))) continue;
           const child = rig.temporal.client.workflow.getHandle(task.childWorkflowId);
           const open = (await child.query(getStateQuery)).openBlockers;
           for (const blocker of open) await child.signal(answerBlockerSignal, { blockerId: blocker.id, answer: 'retry' });
         }
-        return (state as BatchStateSnapshot | undefined)?.status;
+        return state;
       },
-      (status) => status === 'completed',
+      (state) => state?.status === 'completed',
       'the batch did not complete after the host came back',
       { timeoutMs: 180_000, intervalMs: 1_000 },
     );

@@ -64,6 +64,18 @@ describe('a batch task goes through its lifecycle', () => {
     expect(state.readyAt).toBe(1);
   });
 
+  test('a question the child reports before the batch sees it started stays shown; a new attempt starts with none', () => {
+    const state = task('a');
+    lifecycle.start(state);
+    lifecycle.beginAttempt(state, 'codeloop/b/a');
+    // The child's report and its start reach the batch in one workflow task, and signals are handled first.
+    lifecycle.noteBlockers(state, [{ id: 'b1', question: 'Host h has not started "open workspace"' }]);
+    lifecycle.childStarted(state);
+    expect(state.blockedOn).toEqual([{ id: 'b1', question: 'Host h has not started "open workspace"' }]);
+    lifecycle.beginAttempt(state, 'codeloop/b/a');
+    expect(state).toMatchObject({ attempts: 2, blockedOn: undefined });
+  });
+
   test('only a running task is blocked', () => {
     const state = task('a', 'merging');
     lifecycle.noteBlockers(state, [{ id: 'b1', question: 'Which port?' }]);

@@ -3,13 +3,16 @@ import path from 'node:path';
 import type { WorkflowFailedError } from '@temporalio/client';
 import type { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, test } from 'vitest';
+import type { BatchResult } from '../../src/shared/batch-state.js';
 import { hostQueueFor } from '../../src/shared/host-queue.js';
 import { answerBlockerSignal } from '../../src/shared/messages.js';
+import type { batchConductorWorkflow } from '../../src/workflows/index.js';
+import { waitForBatch } from '../support/batch.js';
 import { waitForBlockers } from '../support/blockers.js';
 import { useTaskHarness } from '../support/task-harness.js';
-import { modelEnv } from '../support/temporal.js';
+import { modelEnv, uniqueName } from '../support/temporal.js';
 import { spawnWorker } from '../support/worker-process.js';
-import { makeWorkspace } from '../support/workspace.js';
+import { fileOnBranch, makeGitRepo, makeWorkspace } from '../support/workspace.js';
 
 const harness = useTaskHarness('host-wait');
 
@@ -57,5 +60,44 @@ describe('a host whose worker is gone', () => {
     await handle.signal(answerBlockerSignal, { answer: 'stop' });
     const error = (await handle.result().catch((caught) => caught)) as WorkflowFailedError;
     expect((error.cause as ApplicationFailure).details?.[0]).toMatchObject({ status: 'failed', reason: 'host_unavailable' });
+  });
+});
+
+describe('a batch whose host is gone', () => {
+  test('its own work on the host asks a human on the batch, naming the host; retry once the worker is back completes it', async () => {
+    harness.fake.enqueue(
+      { toolCalls: [{ name: 'create_file', input: { path: 'note.txt', content: 'noted\n' } }] },
+      { text: 'Created note.txt.' },
+    );
+    const repo = makeGitRepo();
+    const handle = await harness.temporal.client.workflow.start<typeof batchConductorWorkflow>('batchConductorWorkflow', {
+      args: [
+        {
+          workspace: repo,
+          tasks: [
+            { id: 't1', title: 'Write the note', description: 'Create note.txt', hostQueue: hostQueueFor(harness.taskQueue, 'build-09') },
+          ],
+          taskDefaults: { hostTimeout: '2s' },
+        },
+      ],
+      taskQueue: harness.taskQueue,
+      workflowId: uniqueName('host-wait-batch'),
+    });
+    const blocked = await waitForBatch(handle, (state) => state.openBlockers.length > 0);
+    expect(blocked.status).toBe('blocked');
+    expect(blocked.openBlockers[0]).toMatchObject({ origin: 'host-unavailable' });
+    expect(blocked.openBlockers[0].question).toMatch(
+      /^Host build-09 has not started "bind workspace .+" within 2s: .+CODELOOP_HOST_ID=build-09/,
+    );
+
+    const host = await spawnWorker({ ...modelEnv(harness.fake), CODELOOP_TASK_QUEUE: harness.taskQueue, CODELOOP_HOST_ID: 'build-09' });
+    try {
+      await handle.signal(answerBlockerSignal, { answer: 'retry' });
+      const result = (await handle.result()) as BatchResult;
+      expect(result.status).toBe('completed');
+      expect(fileOnBranch(repo, result.integrationBranch!, 'note.txt')).toBe('noted\n');
+    } finally {
+      await host.stop();
+    }
   });
 });

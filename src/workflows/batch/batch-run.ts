@@ -15,11 +15,13 @@ import {
 } from '@temporalio/workflow';
 import type { PreparedWorktree } from '../../activities/git/index.js';
 import type { BatchInput, BatchTask } from '../../shared/batch-input.js';
+import { TaskInputFieldsSchema } from '../../shared/task-input.js';
 import type { BatchResult, BatchStateSnapshot, BatchTaskState, ChildReport } from '../../shared/batch-state.js';
 import { SEARCH_ATTRIBUTES } from '../../shared/constants.js';
 import type { agentTaskWorkflow } from '../agent-task.js';
 import { applies } from '../common/patches.js';
 import { BlockerDesk, type DeskCarry } from '../common/blocker-desk.js';
+import { onHost, type HostWait } from '../common/host-wait.js';
 import { SearchAttributeTracker } from '../common/search-attributes.js';
 import { workflowNow } from '../common/workflow-time.js';
 import { addReportedAnswers, readAnswersBeforeRerun } from './answers.js';
@@ -29,6 +31,7 @@ import { buildBatchResult } from './batch-result.js';
 import { derivedBatchId, prepareBatch, workspaceOf, type RepoState } from './batch-setup.js';
 import { childInput } from './child-input.js';
 import { failedReport, failureMessage } from './failed-report.js';
+import { batchHostWait } from './host-wait.js';
 import { InFlight } from './in-flight.js';
 import { conflictDecision, conflictQuestion } from './merge-conflict.js';
 import type { MergeHost, Merger, TaskPlace } from './merge-host.js';
@@ -141,7 +144,7 @@ export class BatchRun implements MergeHost {
   }
 
   private async prepare(): Promise<void> {
-    const { tasks, repos, states } = await prepareBatch(this.input, this.batchId);
+    const { tasks, repos, states } = await prepareBatch(this.input, this.batchId, (hostId) => this.hostWait(hostId));
     this.tasks = tasks;
     this.repos = repos;
     this.states = states;
@@ -200,9 +203,12 @@ export class BatchRun implements MergeHost {
     delete this.prepared[task.id];
     const worktree =
       prepared ??
-      (await gitActivities.createTaskWorktree.executeWithOptions({ taskQueue: binding.hostQueue, summary: `worktree for ${task.id}` }, [
-        { repo: repo.repo, batchId: this.batchId, taskId: task.id, fresh: state.attempts > 0 },
-      ]));
+      (await onHost(this.hostWait(binding.hostId, state), `worktree for ${task.id}`, (limit) =>
+        gitActivities.createTaskWorktree.executeWithOptions(
+          { taskQueue: binding.hostQueue, summary: `worktree for ${task.id}`, ...limit },
+          [{ repo: repo.repo, batchId: this.batchId, taskId: task.id, fresh: state.attempts > 0 }],
+        ),
+      ));
     this.worktrees[task.id] = worktree.path;
     // The deadline came while the worktree was cut.
     if (state.status !== 'running') return;
@@ -227,6 +233,13 @@ export class BatchRun implements MergeHost {
         }
       },
     );
+  }
+
+  /** The batch's work on a host asks a human once it has waited the tasks' `hostTimeout` for that host's worker. */
+  private hostWait(hostId: string, task?: BatchTaskState): HostWait {
+    const timeout = TaskInputFieldsSchema.shape.hostTimeout.parse(this.input.taskDefaults.hostTimeout);
+    const batch = { desk: this.desk, timeout, remainingMs: () => this.deadline.remainingMs(), publish: () => this.publish() };
+    return batchHostWait(batch, hostId, task);
   }
 
   /** Child reports arrive by signal; they are queued and handled one at a time by the main loop. */

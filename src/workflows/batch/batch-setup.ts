@@ -4,6 +4,8 @@ import type { WorkspaceBinding } from '../../activities/workspace.js';
 import { batchIdFromWorkflowId, legacyBatchIdFromWorkflowId } from '../common/batch-id.js';
 import { assertValidDag, pinnedHosts, type BatchInput, type BatchTask } from '../../shared/batch-input.js';
 import type { BatchTaskState } from '../../shared/batch-state.js';
+import { hostIdOf } from '../../shared/host-queue.js';
+import { onHost, type HostWait } from '../common/host-wait.js';
 import { applies } from '../common/patches.js';
 import { setupActivities } from '../common/setup-activities.js';
 import { gitActivities } from '../common/activities.js';
@@ -23,13 +25,16 @@ export const workspaceOf = (input: BatchInput, task: BatchTask): string => task.
 export async function prepareBatch(
   input: BatchInput,
   batchId: string,
+  hostWait: (hostId: string) => HostWait,
 ): Promise<{ tasks: BatchTask[]; repos: Record<string, RepoState>; states: BatchTaskState[] }> {
   let tasks = input.tasks;
   if (input.tasksFile) {
-    const binding = await bind(input.workspace!);
-    const fromFile = await setupActivities.readTasksFile.executeWithOptions(
-      { taskQueue: binding.hostQueue, summary: `read tasks from ${input.tasksFile}` },
-      [{ workspace: binding.workspace, file: input.tasksFile }],
+    const binding = await bind(input.workspace!, hostWait);
+    const summary = `read tasks from ${input.tasksFile}`;
+    const fromFile = await onHost(hostWait(binding.hostId), summary, (limit) =>
+      setupActivities.readTasksFile.executeWithOptions({ taskQueue: binding.hostQueue, summary, ...limit }, [
+        { workspace: binding.workspace, file: input.tasksFile! },
+      ]),
     );
     tasks = [...tasks, ...fromFile];
     assertValidDag(tasks, input.workspace);
@@ -37,10 +42,12 @@ export async function prepareBatch(
   const repos: Record<string, RepoState> = {};
   const pinned = pinnedHosts(tasks, input.workspace);
   for (const workspace of new Set(tasks.map((task) => workspaceOf(input, task)))) {
-    const binding = await bind(workspace, pinned.get(workspace));
-    const repo = await gitActivities.prepareBatchRepo.executeWithOptions(
-      { taskQueue: binding.hostQueue, summary: `integration branch for batch ${batchId}` },
-      [{ repo: binding.workspace, batchId, baseBranch: input.baseBranch }],
+    const binding = await bind(workspace, hostWait, pinned.get(workspace));
+    const summary = `integration branch for batch ${batchId}`;
+    const repo = await onHost(hostWait(binding.hostId), summary, (limit) =>
+      gitActivities.prepareBatchRepo.executeWithOptions({ taskQueue: binding.hostQueue, summary, ...limit }, [
+        { repo: binding.workspace, batchId, baseBranch: input.baseBranch },
+      ]),
     );
     repos[workspace] = { binding, repo };
   }
@@ -55,10 +62,16 @@ export async function prepareBatch(
   return { tasks, repos, states };
 }
 
-/** On the shared queue, whichever worker answers holds the workspace; pinned, the host named holds it. */
-function bind(workspace: string, hostQueue?: string): Promise<WorkspaceBinding> {
+/**
+ * On the shared queue, whichever worker answers holds the workspace; pinned, the host named holds it, and the batch
+ * asks a human when that host's worker does not take the binding in time.
+ */
+function bind(workspace: string, hostWait: (hostId: string) => HostWait, hostQueue?: string): Promise<WorkspaceBinding> {
   const pin = hostQueue ? { taskQueue: hostQueue } : {};
-  return setupActivities.bindWorkspace.executeWithOptions({ ...pin, summary: `bind workspace ${workspace}` }, [workspace]);
+  const summary = `bind workspace ${workspace}`;
+  return onHost(hostQueue ? hostWait(hostIdOf(hostQueue)) : undefined, summary, (limit) =>
+    setupActivities.bindWorkspace.executeWithOptions({ ...pin, summary, ...limit }, [workspace]),
+  );
 }
 
 /**

@@ -41,15 +41,17 @@ export function start(state: BatchTaskState): void {
   move(state, 'running', { readyAt: state.readyAt ?? workflowNow() });
 }
 
-/** Its worktree is cut: this attempt works on `branch`. */
+/** Its worktree is cut: this attempt works on `branch`, and no question of an earlier attempt is open. */
 export function beginAttempt(state: BatchTaskState, branch: string): void {
-  state.branch = branch;
-  state.attempts += 1;
+  Object.assign(state, { branch, attempts: state.attempts + 1, blockedOn: undefined });
 }
 
-/** Its child workflow started. */
+/**
+ * Its child workflow started. The child may already have reported a question: its report can reach the batch in the
+ * same workflow task as the start, and signals are handled first, so what it reported is kept.
+ */
 export function childStarted(state: BatchTaskState): void {
-  Object.assign(state, { startedAt: workflowNow(), finishedAt: undefined, blockedOn: undefined });
+  Object.assign(state, { startedAt: workflowNow(), finishedAt: undefined });
 }
 
 /** The child's open questions, as it reported them; only a running task is blocked. */

@@ -123,8 +123,9 @@ export class TaskRun implements PolicyHost {
       if (applies('taskOpensWorkspaceOnce')) {
         const summary = `open workspace ${this.input.workspace}`;
         const options = { ownBranch: this.input.git === 'branch' && applies('taskGitBranch') };
+        // With the file tools' heartbeat timeout: a host that dies while it describes is noticed within 20 s.
         opened = await onHost(wait, summary, (limit) =>
-          setupActivities.openWorkspace.executeWithOptions({ ...pinned, summary, ...limit }, [this.input.workspace, options]),
+          fileActivities.openWorkspace.executeWithOptions({ ...pinned, summary, ...limit }, [this.input.workspace, options]),
         );
       } else {
         const summary = `bind workspace ${this.input.workspace}`;
