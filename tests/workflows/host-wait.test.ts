@@ -70,19 +70,7 @@ describe('a batch whose host is gone', () => {
       { text: 'Created note.txt.' },
     );
     const repo = makeGitRepo();
-    const handle = await harness.temporal.client.workflow.start<typeof batchConductorWorkflow>('batchConductorWorkflow', {
-      args: [
-        {
-          workspace: repo,
-          tasks: [
-            { id: 't1', title: 'Write the note', description: 'Create note.txt', hostQueue: hostQueueFor(harness.taskQueue, 'build-09') },
-          ],
-          taskDefaults: { hostTimeout: '2s' },
-        },
-      ],
-      taskQueue: harness.taskQueue,
-      workflowId: uniqueName('host-wait-batch'),
-    });
+    const handle = await startBatch(repo, hostQueueFor(harness.taskQueue, 'build-09'));
     const blocked = await waitForBatch(handle, (state) => state.openBlockers.length > 0);
     expect(blocked.status).toBe('blocked');
     expect(blocked.openBlockers[0]).toMatchObject({ origin: 'host-unavailable' });
@@ -100,4 +88,27 @@ describe('a batch whose host is gone', () => {
       await host.stop();
     }
   });
+
+  test("'stop' fails the batch while it prepares, naming the host", async () => {
+    const handle = await startBatch(makeGitRepo(), hostQueueFor(harness.taskQueue, 'build-10'));
+    const blocked = await waitForBatch(handle, (state) => state.openBlockers.length > 0);
+    await handle.signal(answerBlockerSignal, { blockerId: blocked.openBlockers[0].id, answer: 'stop' });
+    const error = (await handle.result().catch((caught) => caught)) as WorkflowFailedError;
+    expect(error.cause?.message).toMatch(/^host build-10 did not take "bind workspace .+", and the question about it was answered 'stop'/);
+  });
 });
+
+/** A one-task batch whose repository is pinned to `hostQueue`, whose tasks wait 2 s for their host. */
+function startBatch(repo: string, hostQueue: string) {
+  return harness.temporal.client.workflow.start<typeof batchConductorWorkflow>('batchConductorWorkflow', {
+    args: [
+      {
+        workspace: repo,
+        tasks: [{ id: 't1', title: 'Write the note', description: 'Create note.txt', hostQueue }],
+        taskDefaults: { hostTimeout: '2s' },
+      },
+    ],
+    taskQueue: harness.taskQueue,
+    workflowId: uniqueName('host-wait-batch'),
+  });
+}

@@ -1,5 +1,6 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import {
+  type ActivityOptions,
   allHandlersFinished,
   ApplicationFailure,
   ChildWorkflowFailure,
@@ -21,7 +22,7 @@ import { SEARCH_ATTRIBUTES } from '../../shared/constants.js';
 import type { agentTaskWorkflow } from '../agent-task.js';
 import { applies } from '../common/patches.js';
 import { BlockerDesk, type DeskCarry } from '../common/blocker-desk.js';
-import { onHost, type HostWait } from '../common/host-wait.js';
+import { onHost } from '../common/host-wait.js';
 import { SearchAttributeTracker } from '../common/search-attributes.js';
 import { workflowNow } from '../common/workflow-time.js';
 import { addReportedAnswers, readAnswersBeforeRerun } from './answers.js';
@@ -89,6 +90,8 @@ export class BatchRun implements MergeHost {
   private readonly merges: Merger;
   /** Answers come with each child's final report; runs from before that read them by activity before a re-run. */
   private readonly answersFromReports: boolean;
+  /** Its own work on a host asks a human past `hostTimeout`; runs from before that wait for the host silently. */
+  private readonly waitsForHosts: boolean;
   /** `CodeloopStatus` kept current; `CodeloopPhase` for a batch is always `conducting`. */
   private readonly searchAttributes = new SearchAttributeTracker();
   private readonly deadline: DeadlineWatch;
@@ -112,6 +115,7 @@ export class BatchRun implements MergeHost {
       ? new MergeQueue(this, new WorktreeCleanup(this.inFlight), applies('batchMergesPipelined'))
       : new SerialMerges(this);
     this.answersFromReports = applies('batchAnswersFromReports');
+    this.waitsForHosts = applies('batchWaitsForHosts');
   }
 
   async execute(): Promise<BatchResult> {
@@ -144,7 +148,7 @@ export class BatchRun implements MergeHost {
   }
 
   private async prepare(): Promise<void> {
-    const { tasks, repos, states } = await prepareBatch(this.input, this.batchId, (hostId) => this.hostWait(hostId));
+    const { tasks, repos, states } = await prepareBatch(this.input, this.batchId, this.onHost);
     this.tasks = tasks;
     this.repos = repos;
     this.states = states;
@@ -203,11 +207,15 @@ export class BatchRun implements MergeHost {
     delete this.prepared[task.id];
     const worktree =
       prepared ??
-      (await onHost(this.hostWait(binding.hostId, state), `worktree for ${task.id}`, (limit) =>
-        gitActivities.createTaskWorktree.executeWithOptions(
-          { taskQueue: binding.hostQueue, summary: `worktree for ${task.id}`, ...limit },
-          [{ repo: repo.repo, batchId: this.batchId, taskId: task.id, fresh: state.attempts > 0 }],
-        ),
+      (await this.onHost(
+        binding.hostId,
+        `worktree for ${task.id}`,
+        (limit) =>
+          gitActivities.createTaskWorktree.executeWithOptions(
+            { taskQueue: binding.hostQueue, summary: `worktree for ${task.id}`, ...limit },
+            [{ repo: repo.repo, batchId: this.batchId, taskId: task.id, fresh: state.attempts > 0 }],
+          ),
+        state,
       ));
     this.worktrees[task.id] = worktree.path;
     // The deadline came while the worktree was cut.
@@ -235,12 +243,21 @@ export class BatchRun implements MergeHost {
     );
   }
 
-  /** The batch's work on a host asks a human once it has waited the tasks' `hostTimeout` for that host's worker. */
-  private hostWait(hostId: string, task?: BatchTaskState): HostWait {
+  /**
+   * The batch's own work on a host asks a human once it has waited the tasks' `hostTimeout` for that host's worker;
+   * for a task's worktree the question shows on `task`. Runs from before the patch call the activity as they did.
+   */
+  readonly onHost = <T>(
+    hostId: string | undefined,
+    what: string,
+    run: (limit: Pick<ActivityOptions, 'scheduleToStartTimeout'>) => Promise<T>,
+    task?: BatchTaskState,
+  ): Promise<T> => {
+    if (!this.waitsForHosts || hostId === undefined) return run({});
     const timeout = TaskInputFieldsSchema.shape.hostTimeout.parse(this.input.taskDefaults.hostTimeout);
     const batch = { desk: this.desk, timeout, remainingMs: () => this.deadline.remainingMs(), publish: () => this.publish() };
-    return batchHostWait(batch, hostId, task);
-  }
+    return onHost(batchHostWait(batch, hostId, task), what, run);
+  };
 
   /** Child reports arrive by signal; they are queued and handled one at a time by the main loop. */
   receive(report: ChildReport): void {

@@ -5,7 +5,7 @@ import { batchIdFromWorkflowId, legacyBatchIdFromWorkflowId } from '../common/ba
 import { assertValidDag, pinnedHosts, type BatchInput, type BatchTask } from '../../shared/batch-input.js';
 import type { BatchTaskState } from '../../shared/batch-state.js';
 import { hostIdOf } from '../../shared/host-queue.js';
-import { onHost, type HostWait } from '../common/host-wait.js';
+import type { HostRunner } from './host-wait.js';
 import { applies } from '../common/patches.js';
 import { setupActivities } from '../common/setup-activities.js';
 import { gitActivities } from '../common/activities.js';
@@ -25,13 +25,13 @@ export const workspaceOf = (input: BatchInput, task: BatchTask): string => task.
 export async function prepareBatch(
   input: BatchInput,
   batchId: string,
-  hostWait: (hostId: string) => HostWait,
+  onHost: HostRunner,
 ): Promise<{ tasks: BatchTask[]; repos: Record<string, RepoState>; states: BatchTaskState[] }> {
   let tasks = input.tasks;
   if (input.tasksFile) {
-    const binding = await bind(input.workspace!, hostWait);
+    const binding = await bind(input.workspace!, onHost);
     const summary = `read tasks from ${input.tasksFile}`;
-    const fromFile = await onHost(hostWait(binding.hostId), summary, (limit) =>
+    const fromFile = await onHost(binding.hostId, summary, (limit) =>
       setupActivities.readTasksFile.executeWithOptions({ taskQueue: binding.hostQueue, summary, ...limit }, [
         { workspace: binding.workspace, file: input.tasksFile! },
       ]),
@@ -42,9 +42,9 @@ export async function prepareBatch(
   const repos: Record<string, RepoState> = {};
   const pinned = pinnedHosts(tasks, input.workspace);
   for (const workspace of new Set(tasks.map((task) => workspaceOf(input, task)))) {
-    const binding = await bind(workspace, hostWait, pinned.get(workspace));
+    const binding = await bind(workspace, onHost, pinned.get(workspace));
     const summary = `integration branch for batch ${batchId}`;
-    const repo = await onHost(hostWait(binding.hostId), summary, (limit) =>
+    const repo = await onHost(binding.hostId, summary, (limit) =>
       gitActivities.prepareBatchRepo.executeWithOptions({ taskQueue: binding.hostQueue, summary, ...limit }, [
         { repo: binding.workspace, batchId, baseBranch: input.baseBranch },
       ]),
@@ -66,10 +66,10 @@ export async function prepareBatch(
  * On the shared queue, whichever worker answers holds the workspace; pinned, the host named holds it, and the batch
  * asks a human when that host's worker does not take the binding in time.
  */
-function bind(workspace: string, hostWait: (hostId: string) => HostWait, hostQueue?: string): Promise<WorkspaceBinding> {
+function bind(workspace: string, onHost: HostRunner, hostQueue?: string): Promise<WorkspaceBinding> {
   const pin = hostQueue ? { taskQueue: hostQueue } : {};
   const summary = `bind workspace ${workspace}`;
-  return onHost(hostQueue ? hostWait(hostIdOf(hostQueue)) : undefined, summary, (limit) =>
+  return onHost(hostQueue && hostIdOf(hostQueue), summary, (limit) =>
     setupActivities.bindWorkspace.executeWithOptions({ ...pin, summary, ...limit }, [workspace]),
   );
 }

@@ -1,6 +1,7 @@
 import type { BatchRepo, PreparedWorktree } from '../../activities/git/index.js';
 import type { WorkspaceBinding } from '../../activities/workspace.js';
 import type { BatchTaskState } from '../../shared/batch-state.js';
+import type { HostRunner } from './host-wait.js';
 import type { InFlight } from './in-flight.js';
 
 /** Where a task's work is: the repository, the host that holds it, and the task's worktree there. */
@@ -15,6 +16,8 @@ export interface TaskPlace {
 export interface MergeHost {
   readonly batchId: string;
   readonly inFlight: InFlight;
+  /** Runs a merge on its repository's host, asking a human if the host does not take it in time. */
+  readonly onHost: HostRunner;
   placeOf(taskId: string): TaskPlace;
   /** The pending tasks of the same repository that merging `group` makes ready (see `readyOnceMerged`). */
   readyOnceMerged(group: string[]): { taskId: string; after: string[] }[];

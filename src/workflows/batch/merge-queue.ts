@@ -96,8 +96,10 @@ export class MergeQueue implements Merger {
     if (this.pipelined) for (const id of ids) merging.add(id);
     const shown = ids.length > 3 ? `${ids.length} tasks (${ids.slice(0, 3).join(', ')}, …)` : ids.join(', ');
     const summary = `commit and merge ${shown} into ${repo.integrationBranch}`;
-    const merge = gitActivities.integrateTasks
-      .executeWithOptions({ taskQueue: binding.hostQueue, summary }, [request])
+    const merge = this.host
+      .onHost(binding.hostId, summary, (limit) =>
+        gitActivities.integrateTasks.executeWithOptions({ taskQueue: binding.hostQueue, summary, ...limit }, [request]),
+      )
       .catch((error) => this.failed(group, error));
     // Unpipelined, the result is taken exactly as before the patch: a replayed history's commands keep their order.
     const result = await (this.pipelined ? merge.finally(() => ids.forEach((id) => merging.delete(id))) : merge);

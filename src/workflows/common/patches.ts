@@ -42,6 +42,8 @@ export const PATCHES = {
   taskOpensWorkspaceOnce: { id: 'task-opens-workspace-once', added: '2026-11-25', deprecateAfter: '2026-12-25' },
   /** The next merge activity of a repository is asked for while the one before it runs; its host runs them in turn. */
   batchMergesPipelined: { id: 'batch-merges-pipelined', added: '2026-11-25', deprecateAfter: '2026-12-25' },
+  /** The batch's own work on a host (binding, integration branch, worktrees, merges) asks a human past `hostTimeout`. */
+  batchWaitsForHosts: { id: 'batch-waits-for-hosts', added: '2026-11-25', deprecateAfter: '2026-12-25' },
 } as const satisfies Record<string, Patch>;
 
 export type PatchName = keyof typeof PATCHES;
