@@ -25,9 +25,9 @@ export interface BatchHostWait {
 }
 
 /**
- * How the batch's own work on a host (binding, its integration branch, a task's worktree) waits for that host's
- * worker. Past the timeout the batch asks on its own desk, naming the host; for a task's worktree the question shows on
- * that task too. 'stop', or no answer by the deadline, fails the work; any other answer waits again.
+ * How the batch's own work on a host (binding, its integration branch, a task's worktree, merges) waits for that
+ * host's worker. Past the timeout the batch asks on its own desk, naming the host; for a task's worktree the question
+ * shows on that task too. 'stop', or no answer by the deadline, fails the work; any other answer waits again.
  */
 export function batchHostWait(batch: BatchHostWait, hostId: string, task?: BatchTaskState): HostWait {
   const { desk, timeout } = batch;
@@ -37,7 +37,8 @@ export function batchHostWait(batch: BatchHostWait, hostId: string, task?: Batch
       const asking = desk.ask({ origin: 'host-unavailable', ...hostLostQuestion(hostId, what, timeout) }, batch.remainingMs());
       if (task) {
         // `ask` opens its blocker before it first waits, so the newest open one is this one.
-        lifecycle.noteBlockers(task, desk.open().slice(-1));
+        const { id, question } = desk.open().at(-1)!;
+        lifecycle.noteBlockers(task, [{ id, question }]);
         batch.publish();
       }
       const outcome = await asking;
