@@ -1,6 +1,5 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import {
-  type ActivityOptions,
   allHandlersFinished,
   ApplicationFailure,
   ChildWorkflowFailure,
@@ -22,7 +21,7 @@ import { SEARCH_ATTRIBUTES } from '../../shared/constants.js';
 import type { agentTaskWorkflow } from '../agent-task.js';
 import { applies } from '../common/patches.js';
 import { BlockerDesk, type DeskCarry } from '../common/blocker-desk.js';
-import { onHost } from '../common/host-wait.js';
+import { onHost, type HostActivity } from '../common/host-wait.js';
 import { SearchAttributeTracker } from '../common/search-attributes.js';
 import { workflowNow } from '../common/workflow-time.js';
 import { addReportedAnswers, readAnswersBeforeRerun } from './answers.js';
@@ -92,6 +91,8 @@ export class BatchRun implements MergeHost {
   private readonly answersFromReports: boolean;
   /** Its own work on a host asks a human past `hostTimeout`; runs from before that wait for the host silently. */
   private readonly waitsForHosts: boolean;
+  /** The tasks' `hostTimeout`, which the batch's own work on a host waits too. */
+  private readonly hostTimeout: string;
   /** `CodeloopStatus` kept current; `CodeloopPhase` for a batch is always `conducting`. */
   private readonly searchAttributes = new SearchAttributeTracker();
   private readonly deadline: DeadlineWatch;
@@ -116,6 +117,7 @@ export class BatchRun implements MergeHost {
       : new SerialMerges(this);
     this.answersFromReports = applies('batchAnswersFromReports');
     this.waitsForHosts = applies('batchWaitsForHosts');
+    this.hostTimeout = TaskInputFieldsSchema.shape.hostTimeout.parse(input.taskDefaults.hostTimeout);
   }
 
   async execute(): Promise<BatchResult> {
@@ -247,15 +249,14 @@ export class BatchRun implements MergeHost {
    * The batch's own work on a host asks a human once it has waited the tasks' `hostTimeout` for that host's worker;
    * for a task's worktree the question shows on `task`. Runs from before the patch call the activity as they did.
    */
-  readonly onHost = <T>(
-    hostId: string | undefined,
-    what: string,
-    run: (limit: Pick<ActivityOptions, 'scheduleToStartTimeout'>) => Promise<T>,
-    task?: BatchTaskState,
-  ): Promise<T> => {
+  readonly onHost = <T>(hostId: string | undefined, what: string, run: HostActivity<T>, task?: BatchTaskState): Promise<T> => {
     if (!this.waitsForHosts || hostId === undefined) return run({});
-    const timeout = TaskInputFieldsSchema.shape.hostTimeout.parse(this.input.taskDefaults.hostTimeout);
-    const batch = { desk: this.desk, timeout, remainingMs: () => this.deadline.remainingMs(), publish: () => this.publish() };
+    const batch = {
+      desk: this.desk,
+      timeout: this.hostTimeout,
+      remainingMs: () => this.deadline.remainingMs(),
+      publish: () => this.publish(),
+    };
     return onHost(batchHostWait(batch, hostId, task), what, run);
   };
 

@@ -1,19 +1,15 @@
-import { ApplicationFailure, type ActivityOptions } from '@temporalio/workflow';
+import { ApplicationFailure } from '@temporalio/workflow';
 import type { BatchTaskState } from '../../shared/batch-state.js';
 import { STOP_WORDS } from '../../shared/blockers.js';
 import type { BlockerDesk } from '../common/blocker-desk.js';
-import { hostLostQuestion, type HostWait } from '../common/host-wait.js';
+import { hostLostQuestion, type HostActivity, type HostWait } from '../common/host-wait.js';
 import * as lifecycle from './task-lifecycle.js';
 
 /**
  * Runs the batch's own activity on a host's queue (`hostId`; none for the shared queue), with the host wait below
  * when the run takes it: `run` gets the `scheduleToStartTimeout` to add to its options.
  */
-export type HostRunner = <T>(
-  hostId: string | undefined,
-  what: string,
-  run: (limit: Pick<ActivityOptions, 'scheduleToStartTimeout'>) => Promise<T>,
-) => Promise<T>;
+export type HostRunner = <T>(hostId: string | undefined, what: string, run: HostActivity<T>) => Promise<T>;
 
 export interface BatchHostWait {
   desk: BlockerDesk;

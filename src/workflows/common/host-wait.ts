@@ -11,16 +11,15 @@ export interface HostWait {
   lost(what: string): Promise<void>;
 }
 
+/** An activity call on a host's queue, given the `scheduleToStartTimeout` to add to its options (or none). */
+export type HostActivity<T> = (limit: Pick<ActivityOptions, 'scheduleToStartTimeout'>) => Promise<T>;
+
 /**
  * Runs an activity on a host's queue with `scheduleToStartTimeout` set from `wait`: each attempt (a retry after the
  * host died mid-activity too) may wait that long to be taken. Past it, `wait.lost` decides, and the activity is
  * scheduled again. Nothing else changes: without `wait`, or on any other failure, this is the plain call.
  */
-export async function onHost<T>(
-  wait: HostWait | undefined,
-  what: string,
-  run: (limit: Pick<ActivityOptions, 'scheduleToStartTimeout'>) => Promise<T>,
-): Promise<T> {
+export async function onHost<T>(wait: HostWait | undefined, what: string, run: HostActivity<T>): Promise<T> {
   for (;;) {
     try {
       return await run(wait ? { scheduleToStartTimeout: wait.timeout } : {});
