@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import LongestFirst from './tests/support/longest-first.js';
 
 /**
  * Pure unit tests: they start no server, worker or process of their own and set no global state, so they share one
@@ -44,6 +45,7 @@ export default defineConfig({
   test: {
     // Worker counts are set for the whole run: four processes for the Temporal files, one thread for the unit tests.
     poolOptions: { ...shared.poolOptions, threads: { minThreads: 1, maxThreads: 1 } },
+    sequence: { sequencer: LongestFirst },
     projects: [
       {
         test: {

@@ -12,6 +12,8 @@ export interface ResumeOptions extends OutputOptions {
   /** `task-id=answer`, once per question to answer. */
   answer?: string[];
   id?: string;
+  /** The new batch's deadline; by default the ended batch's. */
+  deadline?: string;
 }
 
 /**
@@ -46,6 +48,7 @@ export async function resumeBatch(workflowId: string, options: ResumeOptions): P
       tasksFile: undefined,
       tasks,
       baseBranch: result.integrationBranch ?? input.baseBranch,
+      deadline: options.deadline ?? input.deadline,
     });
     const newId = options.id ?? `${workflowId.replace(/-resumed-[0-9a-f]{8}$/, '')}-resumed-${randomUUID().slice(0, 8)}`;
     await client.workflow.start<typeof batchConductorWorkflow>('batchConductorWorkflow', {

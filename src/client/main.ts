@@ -247,6 +247,7 @@ export function buildProgram(): Command {
       value,
     ])
     .option('--id <workflowId>', 'workflow id of the new batch (default: <id>-resumed-<random>)')
+    .option('--deadline <duration>', "when the new batch stops waiting, e.g. 2h (default: the ended batch's deadline)")
     .addOption(json())
     .action(lazy(() => import('./batch-resume.js'), 'resumeBatch'));
   batch
