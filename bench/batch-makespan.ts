@@ -109,15 +109,21 @@ async function measureBatch(env: BenchEnv, bundlePath: string): Promise<Figures>
   const total = states.reduce((sum, state) => sum + duration(state.id), 0);
   const path = criticalPath(states, duration);
   const lowerBound = Math.max(path.durationMs, total / PARALLEL);
-  const running = (at: number) => states.filter((state) => state.startedAt! <= at && at < state.endedAt!).length;
+  // A task holds one of the batch's slots from when the batch asks for its child (its worktree cut) until it is merged.
+  const slotTakenAt = (state: (typeof states)[number]) => merges.moments.get(state.id)?.startAsked ?? state.startedAt!;
+  const running = (at: number) => states.filter((state) => slotTakenAt(state) <= at && at < state.endedAt!).length;
   const latencies: { fromFinished: number; fromMerged: number; slotFree: boolean }[] = [];
-  const handOff: Record<'toMerge' | 'merge' | 'toStart' | 'childStart' | 'noticed', number[]> = {
-    toMerge: [],
-    merge: [],
-    toStart: [],
-    childStart: [],
-    noticed: [],
-  };
+  const handOff: Record<'toMerge' | 'merge' | 'toStart' | 'takenIn' | 'afterTakenIn' | 'acrossRuns' | 'childStart' | 'noticed', number[]> =
+    {
+      toMerge: [],
+      merge: [],
+      toStart: [],
+      takenIn: [],
+      afterTakenIn: [],
+      acrossRuns: [],
+      childStart: [],
+      noticed: [],
+    };
   for (const state of states.filter((candidate) => candidate.dependsOn.length > 0)) {
     // The dependency merged last is the one whose merge made this task ready (and cut its worktree).
     const last = state.dependsOn.map((id) => byId.get(id)!).reduce((a, b) => (b.endedAt! > a.endedAt! ? b : a));
@@ -132,6 +138,11 @@ async function measureBatch(env: BenchEnv, bundlePath: string): Promise<Figures>
       handOff.toMerge.push(dependency.mergeScheduled! - dependency.reported);
       handOff.merge.push(dependency.mergeCompleted - dependency.mergeScheduled!);
       handOff.toStart.push(own.startAsked - dependency.mergeCompleted);
+      if (dependency.mergedInRun !== own.startedInRun) handOff.acrossRuns.push(state.startedAt! - last.finishedAt!);
+      if (dependency.mergeTakenIn !== undefined) {
+        handOff.takenIn.push(dependency.mergeTakenIn - dependency.mergeCompleted);
+        handOff.afterTakenIn.push(own.startAsked - dependency.mergeTakenIn);
+      }
       handOff.childStart.push(own.childStarted - own.startAsked);
       handOff.noticed.push(state.startedAt! - own.childStarted);
     }
@@ -178,6 +189,12 @@ async function measureBatch(env: BenchEnv, bundlePath: string): Promise<Figures>
       ['hand-off, slot free, in parts: 1. dependency reported → its merge scheduled', spread(handOff.toMerge)],
       ['2. merge scheduled → completed (queue, pick-up, git, cutting the worktree)', spread(handOff.merge)],
       ["3. merge completed → dependent's child asked for", spread(handOff.toStart)],
+      ["3a. merge completed → the batch's workflow task that took in its result completed", spread(handOff.takenIn)],
+      ["3b. that workflow task → dependent's child asked for (0: in that same task)", spread(handOff.afterTakenIn)],
+      [
+        'hand-offs whose merge and child start fell in different runs of the batch (continue-as-new between them)',
+        `${handOff.acrossRuns.length}${handOff.acrossRuns.length ? `: ${spread(handOff.acrossRuns)}` : ''}`,
+      ],
       ['4. child asked for → started (server)', spread(handOff.childStart)],
       ['5. child started → the batch records it', spread(handOff.noticed)],
     ],

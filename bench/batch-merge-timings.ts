@@ -31,6 +31,12 @@ export interface TaskMoments {
   /** The merge activity that took it: scheduled and completed. */
   mergeScheduled?: number;
   mergeCompleted?: number;
+  /** When the batch's workflow task that took in that merge's result (the first to start after it) completed. */
+  mergeTakenIn?: number;
+  mergeEventId?: number;
+  /** The batch run (its run id) whose history holds the merge's completion, and the one that asked for the child. */
+  mergedInRun?: string;
+  startedInRun?: string;
   /** The batch asked for its child (its worktree ready), and the server reported the child started. */
   startAsked?: number;
   childStarted?: number;
@@ -53,18 +59,20 @@ export async function mergeTimings(client: Client, workflowId: string): Promise<
   };
   for await (const execution of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) {
     const history = await client.workflow.getHandle(workflowId, execution.runId).fetchHistory();
-    addRun(history.events ?? [], timings);
+    addRun(history.events ?? [], timings, execution.runId);
   }
   return timings;
 }
 
-function addRun(events: temporal.api.history.v1.IHistoryEvent[], timings: MergeTimings): void {
+function addRun(events: temporal.api.history.v1.IHistoryEvent[], timings: MergeTimings, runId: string): void {
   const moment = (taskId: string) => timings.moments.get(taskId) ?? timings.moments.set(taskId, {}).get(taskId)!;
   const scheduled = new Map<number, { at: number; tasks: number; taskIds: string[] }>();
   const reported = new Map<string, number>();
   const startAsked = new Map<string, number>();
   const started = new Map<number, number>();
   const times = new Map<number, number>();
+  /** Each completed workflow task: when it completed, and the event id of its start (what it can have seen). */
+  const workflowTasksCompleted: { at: number; startedEventId: number }[] = [];
   for (const event of events) {
     const id = Number(event.eventId);
     const at = toMs(event.eventTime);
@@ -74,6 +82,7 @@ function addRun(events: temporal.api.history.v1.IHistoryEvent[], timings: MergeT
       const startedAt = times.get(Number(workflowTask.startedEventId))!;
       timings.workflowTaskQueuedMs.push(startedAt - times.get(Number(workflowTask.scheduledEventId))!);
       timings.workflowTaskRunMs.push(at - startedAt);
+      workflowTasksCompleted.push({ at, startedEventId: Number(workflowTask.startedEventId) });
     }
     const signal = event.workflowExecutionSignaledEventAttributes;
     if (signal?.signalName === 'childReport') {
@@ -103,6 +112,7 @@ function addRun(events: temporal.api.history.v1.IHistoryEvent[], timings: MergeT
     if (asking?.workflowId) {
       startAsked.set(asking.workflowId, at);
       moment(taskIdOf(asking.workflowId)).startAsked = at;
+      moment(taskIdOf(asking.workflowId)).startedInRun = runId;
     }
     const childStarted = event.childWorkflowExecutionStartedEventAttributes?.workflowExecution?.workflowId;
     if (childStarted && startAsked.has(childStarted)) {
@@ -118,8 +128,12 @@ function addRun(events: temporal.api.history.v1.IHistoryEvent[], timings: MergeT
       timings.queuedMs.push(startedAt - merge.at);
       timings.runMs.push(at - startedAt);
       timings.tasksPerMerge.push(merge.tasks);
-      for (const taskId of merge.taskIds) moment(taskId).mergeCompleted = at;
+      for (const taskId of merge.taskIds) Object.assign(moment(taskId), { mergeCompleted: at, mergedInRun: runId, mergeEventId: id });
     }
+  }
+  for (const moments of timings.moments.values()) {
+    if (moments.mergedInRun !== runId || moments.mergeTakenIn !== undefined) continue;
+    moments.mergeTakenIn = workflowTasksCompleted.find(({ startedEventId }) => startedEventId > moments.mergeEventId!)?.at;
   }
 }
 
