@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
@@ -20,8 +21,10 @@ export const LONGEST_FILES = [
   'tests/workflows/agent-task.test.ts',
 ];
 
+const checkout = fileURLToPath(new URL('../..', import.meta.url));
 for (const name of LONGEST_FILES) {
-  if (!existsSync(name)) throw new Error(`${name} is listed in tests/support/longest-first.ts but does not exist: update the list`);
+  if (!existsSync(checkout + name))
+    throw new Error(`${name} is listed in tests/support/longest-first.ts but does not exist: update the list`);
 }
 
 /** Vitest's own order (timings from earlier runs where it has them), with `LONGEST_FILES` moved to the front. */
