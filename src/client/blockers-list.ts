@@ -2,7 +2,8 @@ import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import type { Blocker } from '../shared/blockers.js';
 import { SEARCH_ATTRIBUTES } from '../shared/constants.js';
 import { emit, formatDuration, type OutputOptions } from './output.js';
-import { queryOrUndefined, withClient } from './session.js';
+import { mapInLanes } from '../lanes.js';
+import { onTaskQueue, queryOrUndefined, viewedTaskQueue, withClient } from './session.js';
 import { getBatchStateQuery } from '../shared/messages.js';
 import { queryState } from './task-view.js';
 
@@ -17,27 +18,31 @@ export interface OpenBlockerRow {
   options?: string[];
 }
 
+/** Workflows asked for their blockers at once. */
+const READ_LANES = 8;
+
 /**
- * Open blockers across every workflow: a visibility query on `CodeloopStatus="blocked"`, then each workflow's own
- * state for the questions. Visibility says who is blocked; the query says about what.
+ * Open blockers of the workflows on `taskQueue` (every queue if it is undefined, see `viewedTaskQueue`): a visibility
+ * query on `CodeloopStatus="blocked"`, then each workflow's own state for the questions. Visibility says who is
+ * blocked; the query says about what.
  */
-export async function listOpenBlockers(client: Client, now = Date.now()): Promise<OpenBlockerRow[]> {
-  const rows: OpenBlockerRow[] = [];
-  const query = `${SEARCH_ATTRIBUTES.status} = "blocked" AND ExecutionStatus = "Running"`;
-  for await (const execution of client.workflow.list({ query })) {
-    for (const blocker of await openBlockersOf(client, execution)) {
-      rows.push({
-        workflowId: execution.workflowId,
-        workflowType: execution.type,
-        blockerId: blocker.id,
-        origin: blocker.origin,
-        askedAt: blocker.askedAt,
-        ageMs: now - Date.parse(blocker.askedAt),
-        question: blocker.question,
-        options: blocker.options,
-      });
-    }
-  }
+export async function listOpenBlockers(client: Client, taskQueue: string | undefined, now = Date.now()): Promise<OpenBlockerRow[]> {
+  const query = `${SEARCH_ATTRIBUTES.status} = "blocked" AND ExecutionStatus = "Running"${onTaskQueue(taskQueue)}`;
+  const executions: WorkflowExecutionInfo[] = [];
+  for await (const execution of client.workflow.list({ query })) executions.push(execution);
+  const blockers = await mapInLanes(executions, READ_LANES, (execution) => openBlockersOf(client, execution));
+  const rows = executions.flatMap((execution, index) =>
+    blockers[index].map((blocker) => ({
+      workflowId: execution.workflowId,
+      workflowType: execution.type,
+      blockerId: blocker.id,
+      origin: blocker.origin,
+      askedAt: blocker.askedAt,
+      ageMs: now - Date.parse(blocker.askedAt),
+      question: blocker.question,
+      options: blocker.options,
+    })),
+  );
   return rows.sort((a, b) => b.ageMs - a.ageMs);
 }
 
@@ -66,7 +71,7 @@ export function renderBlockerRows(rows: OpenBlockerRow[]): string {
   ].join('\n');
 }
 
-/** `codeloop blockers list`. */
-export async function showOpenBlockers(options: OutputOptions): Promise<void> {
-  await withClient(async (client) => emit(options, await listOpenBlockers(client), renderBlockerRows));
+/** `codeloop blockers list [--all-queues]`. */
+export async function showOpenBlockers(options: OutputOptions & { allQueues?: boolean }): Promise<void> {
+  await withClient(async (client) => emit(options, await listOpenBlockers(client, viewedTaskQueue(options)), renderBlockerRows));
 }

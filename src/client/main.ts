@@ -8,6 +8,7 @@ import { cliConfig } from './session.js';
 import { taskFlagOptions } from './task-flags.js';
 
 const json = () => new Option('--json', 'print JSON for scripts');
+const allQueues = () => new Option('--all-queues', 'every task queue in the namespace, not only CODELOOP_TASK_QUEUE (default codeloop)');
 
 /**
  * A command's action, loaded only when that command runs: `codeloop task list` then starts without loading the
@@ -111,13 +112,15 @@ export function buildProgram(): Command {
     .command('report')
     .description('the morning view: tasks and batches completed, failed (why), blocked (on what), tokens and cost')
     .option('--since <duration>', 'how far back to look', '24h')
+    .addOption(allQueues())
     .addOption(json())
     .action(lazy(() => import('./report.js'), 'showReport'));
 
   const blockers = program.command('blockers').description('questions the agent is waiting on');
   blockers
     .command('list')
-    .description('open blockers across all workflows: workflow id, blocker id, age, question')
+    .description("open blockers of the task queue's workflows: workflow id, blocker id, age, question")
+    .addOption(allQueues())
     .addOption(json())
     .action(lazy(() => import('./blockers-list.js'), 'showOpenBlockers'));
   blockers

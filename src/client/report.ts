@@ -12,7 +12,7 @@ import type { PlanResult } from '../shared/plan-state.js';
 import { mapInLanes } from '../lanes.js';
 import { formatCount } from '../text/format.js';
 import { CliError, emit, formatDuration, type OutputOptions } from './output.js';
-import { queryOrUndefined, withClient } from './session.js';
+import { onTaskQueue, queryOrUndefined, viewedTaskQueue, withClient } from './session.js';
 import { queryState } from './task-view.js';
 
 export interface ReportRow {
@@ -33,6 +33,8 @@ export interface ReportRow {
 
 export interface Report {
   since: string;
+  /** The task queue whose workflows the report covers; absent with `--all-queues`. */
+  taskQueue?: string;
   tasks: Record<string, number>;
   tokens: number;
   costUsd: number;
@@ -48,17 +50,14 @@ const tokensOf = (usage?: TaskResult['usage']) => (usage ? totalTokens(usage) : 
 const toQuestions = (blockers: Blocker[]) => blockers.map((b) => ({ blockerId: b.id, question: b.question, askedAt: b.askedAt }));
 
 /**
- * The morning view: every task and batch that ran in the window or is still open, from visibility (who) and each
- * workflow's result or state (what happened, what it is waiting for).
+ * The morning view: every task, batch and plan on `taskQueue` (every queue if it is undefined, see `viewedTaskQueue`)
+ * that ran in the window or is still open, from visibility (who) and each workflow's result or state (what happened,
+ * what it is waiting for).
  */
-export async function buildReport(client: Client, sinceMs: number, now = Date.now()): Promise<Report> {
+export async function buildReport(client: Client, sinceMs: number, taskQueue: string | undefined, now = Date.now()): Promise<Report> {
   const since = new Date(now - sinceMs).toISOString();
-  const query =
-    `(WorkflowType = "agentTaskWorkflow" OR WorkflowType = "batchConductorWorkflow" OR WorkflowType = "planWorkflow") ` +
-    `AND ExecutionStatus != "ContinuedAsNew" ` +
-    `AND (ExecutionStatus = "Running" OR CloseTime >= "${since}")`;
   const executions: WorkflowExecutionInfo[] = [];
-  for await (const execution of client.workflow.list({ query })) executions.push(execution);
+  for await (const execution of client.workflow.list({ query: reportQuery(since, taskQueue) })) executions.push(execution);
   // One result or query per workflow: a night's batch is hundreds of them, read a few at a time rather than in a row.
   const rows = await mapInLanes(executions, READ_LANES, (execution) => describeOrExplain(client, execution));
   const taskRows = rows.filter((row) => row.kind === 'task');
@@ -68,12 +67,22 @@ export async function buildReport(client: Client, sinceMs: number, now = Date.no
   const spending = rows.filter((row) => row.kind !== 'batch');
   return {
     since,
+    taskQueue,
     tasks,
     tokens: spending.reduce((sum, row) => sum + row.tokens, 0),
     costUsd: spending.reduce((sum, row) => sum + row.costUsd, 0),
     spendByPurpose: sumSpendByPurpose(spending.map((row) => row.spendByPurpose)),
     rows: rows.sort((a, b) => a.workflowId.localeCompare(b.workflowId)),
   };
+}
+
+/** The visibility query for a report's workflows: open ones, and those closed since `since`, on `taskQueue` if given. */
+export function reportQuery(since: string, taskQueue: string | undefined): string {
+  return (
+    `(WorkflowType = "agentTaskWorkflow" OR WorkflowType = "batchConductorWorkflow" OR WorkflowType = "planWorkflow") ` +
+    `AND ExecutionStatus != "ContinuedAsNew" ` +
+    `AND (ExecutionStatus = "Running" OR CloseTime >= "${since}")${onTaskQueue(taskQueue)}`
+  );
 }
 
 const KINDS: Record<string, ReportRow['kind']> = { batchConductorWorkflow: 'batch', planWorkflow: 'plan', agentTaskWorkflow: 'task' };
@@ -223,7 +232,7 @@ async function describeExecution(client: Client, execution: WorkflowExecutionInf
 
 export function renderReport(report: Report, now = Date.now()): string {
   const lines = [
-    `codeloop report since ${report.since}`,
+    `codeloop report since ${report.since}, ${report.taskQueue === undefined ? 'every task queue' : `task queue ${report.taskQueue}`}`,
     `tasks: ${
       Object.entries(report.tasks)
         .map(([status, count]) => `${count} ${status}`)
@@ -275,13 +284,14 @@ export function renderReport(report: Report, now = Date.now()): string {
   return lines.join('\n');
 }
 
-/** `codeloop report [--since 24h]`. */
-export async function showReport(options: OutputOptions & { since: string }): Promise<void> {
+/** `codeloop report [--since 24h] [--all-queues]`. */
+export async function showReport(options: OutputOptions & { since: string; allQueues?: boolean }): Promise<void> {
   let sinceMs: number;
   try {
     sinceMs = msToNumber(options.since as never);
   } catch {
     throw new CliError(`--since ${options.since} is not a duration; use e.g. 24h, 7d or 90m`, 2);
   }
-  await withClient(async (client) => emit(options, await buildReport(client, sinceMs), (report) => renderReport(report)));
+  const report = (client: Client) => buildReport(client, sinceMs, viewedTaskQueue(options));
+  await withClient(async (client) => emit(options, await report(client), (built) => renderReport(built)));
 }

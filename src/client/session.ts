@@ -29,6 +29,17 @@ export const cliConfig = (): CodeloopConfig => (loaded ??= loadConfig());
 /** The task queue the CLI starts workflows on: `CODELOOP_TASK_QUEUE`, or codeloop's default. */
 export const clientTaskQueue = (): string => cliConfig().temporal.taskQueue;
 
+/**
+ * The task queue a cross-workflow view (`report`, `blockers list`) covers: the CLI's own, one deployment's work whose
+ * workers answer its queries, or every queue with `--all-queues`.
+ */
+export const viewedTaskQueue = (options: { allQueues?: boolean }): string | undefined =>
+  options.allQueues ? undefined : clientTaskQueue();
+
+/** A visibility query's clause for `viewedTaskQueue`: nothing for every queue. */
+export const onTaskQueue = (taskQueue: string | undefined): string =>
+  taskQueue === undefined ? '' : ` AND TaskQueue = ${JSON.stringify(taskQueue)}`;
+
 /** The first argument a workflow was started with, as the server holds it (every run of a chain has the same). */
 export async function startInputOf<T>(client: Client, handle: WorkflowHandle): Promise<T> {
   const history = await handle.fetchHistory();

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { expect, inject, test } from 'vitest';
-import type { Report } from '../../src/client/report.js';
+import { reportQuery, type Report } from '../../src/client/report.js';
 import { answerBlockerSignal } from '../../src/shared/messages.js';
 import { waitForBlockers } from '../support/blockers.js';
 import { runCli } from '../support/cli.js';
@@ -43,8 +43,24 @@ test('report: completed, failed with reason, blocked with its question, tokens a
   expect(row(waiting.workflowId)).toMatchObject({ status: 'blocked', questions: [{ blockerId: 'b1', question: 'Which region?' }] });
   expect(report.tasks.completed).toBeGreaterThanOrEqual(1);
 
+  // Another deployment's task, on a queue of its own: its report has it, this queue's does not.
+  const elsewhere = await harness.temporal.client.workflow.start('agentTaskWorkflow', {
+    taskQueue: `${harness.taskQueue}-elsewhere`,
+    workflowId: `${finished.workflowId}-elsewhere`,
+    args: [{ title: 'Elsewhere', description: 'Elsewhere', workspace: makeWorkspace({}) }],
+  });
+  await elsewhere.terminate('not run here');
+  const onQueue = async (taskQueue: string) =>
+    (JSON.parse((await runCli(['report', '--since', '1h', '--json'], { CODELOOP_TASK_QUEUE: taskQueue })).stdout) as Report).rows;
+  expect((await onQueue(`${harness.taskQueue}-elsewhere`)).map((r) => [r.workflowId, r.status])).toEqual([
+    [elsewhere.workflowId, 'terminated'],
+  ]);
+  expect(report.taskQueue).toBe(harness.taskQueue);
+  expect(report.rows.map((r) => r.workflowId)).not.toContain(elsewhere.workflowId);
+  expect(reportQuery('2026-01-01T00:00:00.000Z', undefined)).not.toContain('TaskQueue');
+
   const human = (await runCli(['report', '--since', '1h'], env())).stdout;
-  expect(human).toMatch(/^codeloop report since /);
+  expect(human).toMatch(new RegExp(`^codeloop report since \\S+, task queue ${harness.taskQueue}\n`));
   expect(human).toMatch(/\nby purpose: default \$\d+\.\d{4} \(\d+ calls\)/);
   expect(human).toContain(`${looping.workflowId}  budget_exhausted: iteration budget of 1 exhausted`);
   expect(human).toMatch(new RegExp(`${waiting.workflowId}  b1 \\(\\d+s\\): Which region\\?`));

@@ -39,8 +39,11 @@ test('task start, blockers list, blockers answer, task status and result, all wi
 
   const human = await runCli(['blockers', 'list'], env());
   expect(human.stdout).toContain(`${workflowId}  b1  `);
-  // The hint names the oldest open blocker on the server, which may be another test's.
-  expect(human.stdout).toMatch(/\nanswer with: npx codeloop blockers answer \S+ --blocker b\d+ "your answer"\n/);
+  // The list covers this task queue only, where this task's is the one open blocker.
+  expect(human.stdout).toMatch(/^1 open blocker /);
+  expect(human.stdout).toContain(`\nanswer with: npx codeloop blockers answer ${workflowId} --blocker b1 "your answer"\n`);
+  const elsewhere = await runCli(['blockers', 'list', '--json'], { CODELOOP_TASK_QUEUE: `${harness.taskQueue}-elsewhere` });
+  expect(JSON.parse(elsewhere.stdout)).toEqual([]);
 
   const rejected = await runCli(['blockers', 'answer', workflowId, '--blocker', 'b9', 'yes'], env());
   expect(rejected.code).toBe(1);
