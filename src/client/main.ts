@@ -147,7 +147,7 @@ export function buildProgram(): Command {
     .option('--start', 'start the plan as a batch once it is approved')
     .option('--max-parallel <n>', 'tasks the batch runs at once (default 4)')
     .option('--max-tasks <n>', 'most tasks the plan may have (default 12)')
-    .option('--model <model>', "model name (default: the worker's CODELOOP_MODEL)")
+    .option('--model <model>', "the planning model (default: the worker's CODELOOP_MODEL_PLANNING)")
     .option('--id <workflowId>', 'workflow id (default: generated from the file name)')
     .option('--no-wait', 'print the workflow id and return at once')
     .addOption(json())
