@@ -119,7 +119,9 @@ test('a task runs with the store and encryption; no plaintext in history or stor
   expect(withoutKeys.code).toBe(1);
   expect(withoutKeys.stdout).toContain('this payload is encrypted (key fixture): set CODELOOP_PAYLOAD_KEYS to the keys the workers use');
   // A report on a machine without the keys still reports, naming what it cannot read.
-  const plainReport = JSON.parse((await runCli(['report', '--since', '1h', '--json'])).stdout) as Report;
+  const plainReport = JSON.parse(
+    (await runCli(['report', '--since', '1h', '--json'], { CODELOOP_TASK_QUEUE: taskQueue })).stdout,
+  ) as Report;
   expect(plainReport.rows.find((row) => row.workflowId === workflowId)?.reason).toMatch(/^cannot be read here: .*CODELOOP_PAYLOAD_KEYS/);
 
   const server = await startCodecServer({ codecs: payloads.codecs, port: 0, origins: ['http://localhost:8233'] });
