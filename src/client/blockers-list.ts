@@ -2,8 +2,7 @@ import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import type { Blocker } from '../shared/blockers.js';
 import { SEARCH_ATTRIBUTES } from '../shared/constants.js';
 import { emit, formatDuration, type OutputOptions } from './output.js';
-import { mapInLanes } from '../lanes.js';
-import { onTaskQueue, queryOrUndefined, viewedTaskQueue, withClient } from './session.js';
+import { onTaskQueue, queryOrUndefined, readEachWorkflow, viewedTaskQueue, withClient } from './session.js';
 import { getBatchStateQuery } from '../shared/messages.js';
 import { queryState } from './task-view.js';
 
@@ -18,9 +17,6 @@ export interface OpenBlockerRow {
   options?: string[];
 }
 
-/** Workflows asked for their blockers at once. */
-const READ_LANES = 8;
-
 /**
  * Open blockers of the workflows on `taskQueue` (every queue if it is undefined, see `viewedTaskQueue`): a visibility
  * query on `CodeloopStatus="blocked"`, then each workflow's own state for the questions. Visibility says who is
@@ -28,11 +24,8 @@ const READ_LANES = 8;
  */
 export async function listOpenBlockers(client: Client, taskQueue: string | undefined, now = Date.now()): Promise<OpenBlockerRow[]> {
   const query = `${SEARCH_ATTRIBUTES.status} = "blocked" AND ExecutionStatus = "Running"${onTaskQueue(taskQueue)}`;
-  const executions: WorkflowExecutionInfo[] = [];
-  for await (const execution of client.workflow.list({ query })) executions.push(execution);
-  const blockers = await mapInLanes(executions, READ_LANES, (execution) => openBlockersOf(client, execution));
-  const rows = executions.flatMap((execution, index) =>
-    blockers[index].map((blocker) => ({
+  const perWorkflow = await readEachWorkflow(client, query, async (execution) =>
+    (await openBlockersOf(client, execution)).map((blocker) => ({
       workflowId: execution.workflowId,
       workflowType: execution.type,
       blockerId: blocker.id,
@@ -43,7 +36,7 @@ export async function listOpenBlockers(client: Client, taskQueue: string | undef
       options: blocker.options,
     })),
   );
-  return rows.sort((a, b) => b.ageMs - a.ageMs);
+  return perWorkflow.flat().sort((a, b) => b.ageMs - a.ageMs);
 }
 
 /** A task's blockers come from `getState`, a batch's own (merge conflicts) from `getBatchState`. */

@@ -9,10 +9,9 @@ import type { TaskResult } from '../shared/task-state.js';
 import { getBatchStateQuery, getPlanStateQuery } from '../shared/messages.js';
 import { describeSpendByPurpose, sumSpendByPurpose, type SpendByPurpose } from '../shared/models.js';
 import type { PlanResult } from '../shared/plan-state.js';
-import { mapInLanes } from '../lanes.js';
 import { formatCount } from '../text/format.js';
 import { CliError, emit, formatDuration, type OutputOptions } from './output.js';
-import { onTaskQueue, queryOrUndefined, viewedTaskQueue, withClient } from './session.js';
+import { onTaskQueue, queryOrUndefined, readEachWorkflow, viewedTaskQueue, withClient } from './session.js';
 import { queryState } from './task-view.js';
 
 export interface ReportRow {
@@ -43,9 +42,6 @@ export interface Report {
   rows: ReportRow[];
 }
 
-/** Workflows read at once for the report. */
-const READ_LANES = 8;
-
 const tokensOf = (usage?: TaskResult['usage']) => (usage ? totalTokens(usage) : 0);
 const toQuestions = (blockers: Blocker[]) => blockers.map((b) => ({ blockerId: b.id, question: b.question, askedAt: b.askedAt }));
 
@@ -56,10 +52,7 @@ const toQuestions = (blockers: Blocker[]) => blockers.map((b) => ({ blockerId: b
  */
 export async function buildReport(client: Client, sinceMs: number, taskQueue: string | undefined, now = Date.now()): Promise<Report> {
   const since = new Date(now - sinceMs).toISOString();
-  const executions: WorkflowExecutionInfo[] = [];
-  for await (const execution of client.workflow.list({ query: reportQuery(since, taskQueue) })) executions.push(execution);
-  // One result or query per workflow: a night's batch is hundreds of them, read a few at a time rather than in a row.
-  const rows = await mapInLanes(executions, READ_LANES, (execution) => describeOrExplain(client, execution));
+  const rows = await readEachWorkflow(client, reportQuery(since, taskQueue), (execution) => describeOrExplain(client, execution));
   const taskRows = rows.filter((row) => row.kind === 'task');
   const tasks: Record<string, number> = {};
   for (const row of taskRows) tasks[row.status] = (tasks[row.status] ?? 0) + 1;
@@ -292,6 +285,6 @@ export async function showReport(options: OutputOptions & { since: string; allQu
   } catch {
     throw new CliError(`--since ${options.since} is not a duration; use e.g. 24h, 7d or 90m`, 2);
   }
-  const report = (client: Client) => buildReport(client, sinceMs, viewedTaskQueue(options));
-  await withClient(async (client) => emit(options, await report(client), (built) => renderReport(built)));
+  const taskQueue = viewedTaskQueue(options);
+  await withClient(async (client) => emit(options, await buildReport(client, sinceMs, taskQueue), (report) => renderReport(report)));
 }

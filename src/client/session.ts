@@ -1,8 +1,9 @@
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowExecutionInfo, WorkflowHandle } from '@temporalio/client';
 import type { QueryDefinition } from '@temporalio/common';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow/index.js';
 import { loadConfig, type CodeloopConfig } from '../config.js';
 import { connectClient } from '../connection.js';
+import { mapInLanes } from '../lanes.js';
 import { payloadCodecsFor } from '../payloads/codecs.js';
 
 /** Runs a command body with a connected client and always closes the connection. */
@@ -39,6 +40,23 @@ export const viewedTaskQueue = (options: { allQueues?: boolean }): string | unde
 /** A visibility query's clause for `viewedTaskQueue`: nothing for every queue. */
 export const onTaskQueue = (taskQueue: string | undefined): string =>
   taskQueue === undefined ? '' : ` AND TaskQueue = ${JSON.stringify(taskQueue)}`;
+
+/** Workflows a cross-workflow view reads at once: a night's batch is hundreds of them. */
+const VIEW_READ_LANES = 8;
+
+/**
+ * `read` on every workflow the visibility `query` finds, a few at a time rather than in a row (each is a result or a
+ * query of its own); the results come back in the order visibility listed the workflows.
+ */
+export async function readEachWorkflow<R>(
+  client: Client,
+  query: string,
+  read: (execution: WorkflowExecutionInfo) => Promise<R>,
+): Promise<R[]> {
+  const executions: WorkflowExecutionInfo[] = [];
+  for await (const execution of client.workflow.list({ query })) executions.push(execution);
+  return mapInLanes(executions, VIEW_READ_LANES, read);
+}
 
 /** The first argument a workflow was started with, as the server holds it (every run of a chain has the same). */
 export async function startInputOf<T>(client: Client, handle: WorkflowHandle): Promise<T> {
