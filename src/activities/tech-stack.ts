@@ -1,5 +1,6 @@
-import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { readProjectFile } from './project-file.js';
 
 /** What codeloop reads from a package.json; any field may hold anything, since the agent can write the file. */
 export interface PackageJson {
@@ -13,8 +14,6 @@ export type PackageManifest = { state: 'absent' } | { state: 'read'; manifest: P
 
 /** Far above any real manifest; a bigger one is not read into the worker's memory. */
 const MANIFEST_MAX_BYTES = 1024 * 1024;
-
-const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = constants;
 
 const NODE_MARKERS: [dependency: string, label: string][] = [
   ['typescript', 'TypeScript'],
@@ -107,27 +106,5 @@ export function asRecord(value: unknown): Record<string, unknown> | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
 
-/**
- * A manifest's or config file's text; `undefined` when it does not exist; a problem when it is not a small regular
- * file (a FIFO would block the read for ever, a symlink could lead to the worker's secrets).
- */
-export function readManifest(file: string): string | { problem: string } | undefined {
-  let fd: number;
-  try {
-    fd = openSync(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-    return { problem: code === 'ELOOP' ? 'it is a symlink' : `it cannot be opened (${code ?? (error as Error).message})` };
-  }
-  try {
-    const stats = fstatSync(fd);
-    if (!stats.isFile()) return { problem: 'it is not a regular file' };
-    if (stats.size > MANIFEST_MAX_BYTES) return { problem: `it is larger than ${MANIFEST_MAX_BYTES / 1024 / 1024} MB` };
-    return readFileSync(fd, 'utf8');
-  } catch (error) {
-    return { problem: `it cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
-  } finally {
-    closeSync(fd);
-  }
-}
+/** A manifest's or config file's text, read as `readProjectFile` reads (a small regular file, no symlink). */
+export const readManifest = (file: string) => readProjectFile(file, MANIFEST_MAX_BYTES);

@@ -4,8 +4,9 @@ import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { ErrorType } from '../../shared/errors.js';
-import { dependencyLinks, linkDependencies } from '../dependency-links.js';
+import { linkDependencies } from '../dependency-links.js';
 import { git, tryGit } from './run-git.js';
+import { stageAll } from './stage-all.js';
 
 /**
  * Where a batch's worktrees live: beside the repository, or under `worktreesDir` (`CODELOOP_WORKTREES_DIR`) in a
@@ -111,11 +112,11 @@ export function linkRepoDependencies(repo: string, worktree: string): Promise<st
 }
 
 /**
- * Commits whatever a task left in its worktree (its dependency links aside); false when there was nothing to commit,
- * which is fine.
+ * Commits whatever a task left in its worktree (see `stageAll`: its dependency links aside, nested repositories as
+ * gitlinks); false when there was nothing to commit, which is fine.
  */
 export async function commitAll(worktree: string, message: string): Promise<boolean> {
-  await git(worktree, ['add', '-A', '--', '.', ...dependencyLinks(worktree).map((name) => `:!${name}`)]);
+  await stageAll(worktree);
   if ((await tryGit(worktree, ['diff', '--cached', '--quiet'])).ok) return false;
   await git(worktree, ['commit', '-q', '-m', message]);
   return true;

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import readline from 'node:readline';
+import { gitEnvironment } from './git-environment.js';
 
 export interface GitExit {
   /** git's exit code; -1 when it could not run or its output was too large. */
@@ -9,15 +10,16 @@ export interface GitExit {
 }
 
 /**
- * The helper's whole program, run by `node -e`: one JSON request per line in (`id`, `args`, `cwd`), one reply per line
- * out, any number at once. git's stdin is closed at once, as if it had none; the helper ends when its own stdin does.
+ * The helper's whole program, run by `node -e`: one JSON request per line in (`id`, `args`, `cwd`, and `env`, added to
+ * the helper's own), one reply per line out, any number at once. git's stdin is closed at once, as if it had none; the
+ * helper ends when its own stdin does.
  */
 const HELPER = `
 const { execFile } = require('node:child_process');
 const lines = require('node:readline').createInterface({ input: process.stdin });
 lines.on('line', (line) => {
-  const { id, args, cwd } = JSON.parse(line);
-  const child = execFile('git', args, { cwd, maxBuffer: 1 << 30 }, (error, stdout, stderr) => {
+  const { id, args, cwd, env } = JSON.parse(line);
+  const child = execFile('git', args, { cwd, env: { ...process.env, ...env }, maxBuffer: 1 << 30 }, (error, stdout, stderr) => {
     const code = !error ? 0 : typeof error.code === 'number' ? error.code : -1;
     const reply = { id, code, stdout, stderr: code === -1 ? String(stderr) + error.message : stderr };
     process.stdout.write(JSON.stringify(reply) + '\\n');
@@ -39,20 +41,20 @@ class GitHost {
   private readonly waiting = new Map<number, { resolve: (exit: GitExit) => void; reject: (error: Error) => void }>();
   private nextId = 0;
 
-  run(cwd: string, args: string[]): Promise<GitExit> {
+  run(cwd: string, args: string[], env: Record<string, string> = {}): Promise<GitExit> {
     const helper = this.helper ?? this.start();
     const id = this.nextId++;
     return new Promise<GitExit>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
       this.hold(true);
-      helper.stdin!.write(`${JSON.stringify({ id, args, cwd })}\n`);
+      helper.stdin!.write(`${JSON.stringify({ id, args, cwd, env })}\n`);
     });
   }
 
   private start(): ChildProcess {
-    // git never asks for credentials on a terminal: a command that would fails instead of waiting for an answer.
+    // The helper, and every git it runs, has codeloop's fixed environment for git, never the worker's: see gitEnvironment.
     const helper = spawn(process.execPath, ['-e', HELPER], {
-      env: { ...process.env, GIT_TERMINAL_PROMPT: '0' },
+      env: gitEnvironment(),
       stdio: ['pipe', 'pipe', 'inherit'],
     });
     this.helper = helper;
