@@ -1,5 +1,5 @@
 import { tryGit } from './git/run-git.js';
-import { readFile, realpath, stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
@@ -9,6 +9,7 @@ import type { GateSpec } from '../shared/gates.js';
 import type { ProjectContext } from '../shared/project-context.js';
 import { homeRefusal, refuseWorkspace } from '../shared/task-input.js';
 import { truncateEnd } from '../text/truncate.js';
+import { readProjectFile } from './project-file.js';
 import { detectTechStack } from './tech-stack.js';
 import { listFiles } from './tools/list-files.js';
 import { detectGates } from './verification/gates.js';
@@ -36,6 +37,8 @@ export interface WorkspaceBinding {
 
 const INSTRUCTION_FILES = ['AGENTS.md', 'CLAUDE.md'];
 const INSTRUCTIONS_CHARS = 8_000;
+/** Instructions past this are not read at all; the prompt keeps their first `INSTRUCTIONS_CHARS` anyway. */
+const INSTRUCTIONS_MAX_BYTES = 256 * 1024;
 const TREE_ENTRIES = 150;
 
 /** A workspace bound to its host and, unless the task is to work on a branch of its own, described. */
@@ -80,8 +83,10 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
     async describeWorkspace(workspace: string): Promise<ProjectContext> {
       const instructions: ProjectContext['instructions'] = [];
       for (const name of INSTRUCTION_FILES) {
-        const content = await readFile(path.join(workspace, name), 'utf8').catch(() => undefined);
-        if (content?.trim()) instructions.push({ file: name, content: truncateEnd(content.trim(), INSTRUCTIONS_CHARS) });
+        // A symlink to /proc/self/environ or a FIFO left by an earlier task is never read: see readProjectFile.
+        const content = readProjectFile(path.join(workspace, name), INSTRUCTIONS_MAX_BYTES);
+        if (typeof content === 'string' && content.trim())
+          instructions.push({ file: name, content: truncateEnd(content.trim(), INSTRUCTIONS_CHARS) });
       }
       const entries = await listFiles(workspace, '**/*', 3);
       const shown = entries.slice(0, TREE_ENTRIES);

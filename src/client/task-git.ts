@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { execa } from 'execa';
+import { execa, type Result } from 'execa';
+import { parseConfigList, programsOff } from '../activities/git/repository-config.js';
 import type { Client } from '@temporalio/client';
 import type { TaskGit } from '../shared/git-trail.js';
 import { CliError, emit, type OutputOptions } from './output.js';
@@ -8,13 +9,25 @@ import { queryOrUndefined, startInputOf, withClient } from './session.js';
 import { viewTask } from './task-view.js';
 
 /**
- * The user's own git, as they would run it (their identity, config and hooks): these commands act on their
- * checkout and remotes at their request, unlike the worker's git, which runs no hook in repositories the agent used.
+ * The user's own git, as they would run it (their identity, their global config, their credentials): these commands
+ * act on their checkout and remotes at their request. What the repository itself names is another matter: a task may
+ * have written that repository's config (a `.git` it made in a folder outside git), so its hooks, and the programs
+ * its own config names (filters, drivers, helpers, an ssh command), never run here, as with the worker's git.
  */
-async function userGit(repo: string, args: string[], what: string): Promise<string> {
-  const result = await execa('git', ['-C', repo, ...args], { reject: false, stdin: 'ignore' });
+async function userGit(repo: string, args: string[], what: string): Promise<Result> {
+  const result = await runUserGit(repo, args);
   if (result.exitCode !== 0) throw new CliError(`${what} failed: ${String(result.stderr || result.stdout).trim()}`);
-  return String(result.stdout);
+  return result;
+}
+
+async function runUserGit(repo: string, args: string[]): Promise<Result> {
+  const listing = await execa('git', ['-C', repo, 'config', '--list', '--show-scope', '--show-origin', '-z'], {
+    reject: false,
+    stdin: 'ignore',
+  });
+  const entries = listing.exitCode === 0 ? parseConfigList(String(listing.stdout)) : [];
+  const env = programsOff(entries, (scope) => scope === 'local' || scope === 'worktree');
+  return execa('git', ['-C', repo, '-c', 'core.hooksPath=/dev/null', ...args], { reject: false, stdin: 'ignore', env });
 }
 
 /** The task's trail, once the task has ended, in a repository this machine can reach. */
@@ -35,7 +48,8 @@ async function endedTrail(client: Client, workflowId: string, needsEnd: boolean)
 export async function showTaskDiff(workflowId: string, options: { stat?: boolean }): Promise<void> {
   await withClient(async (client) => {
     const { git } = await endedTrail(client, workflowId, false);
-    process.stdout.write(await userGit(git.repo, ['diff', ...(options.stat ? ['--stat'] : []), git.base, git.branch], 'git diff'));
+    const diff = ['diff', '--no-ext-diff', '--no-textconv', ...(options.stat ? ['--stat'] : []), git.base, git.branch];
+    process.stdout.write(String((await userGit(git.repo, diff, 'git diff')).stdout));
     process.stdout.write('\n');
   });
 }
@@ -44,33 +58,26 @@ export async function showTaskDiff(workflowId: string, options: { stat?: boolean
 export async function applyTask(workflowId: string, options: OutputOptions): Promise<void> {
   await withClient(async (client) => {
     const { git, title } = await endedTrail(client, workflowId, true);
-    const dirty = (await userGit(git.repo, ['status', '--porcelain', '--untracked-files=no'], 'git status')).trim();
+    const dirty = String((await userGit(git.repo, ['status', '--porcelain', '--untracked-files=no'], 'git status')).stdout).trim();
     if (dirty)
       throw new CliError(
         `the checkout ${git.repo} has uncommitted changes (${dirty.split('\n').length} files); commit or stash them first`,
       );
-    const current = (await userGit(git.repo, ['rev-parse', '--abbrev-ref', 'HEAD'], 'git rev-parse')).trim();
-    const merge = await execa(
-      'git',
-      ['-C', git.repo, 'merge', '--no-ff', '-m', `Merge codeloop task ${workflowId}: ${title}`, git.branch],
-      {
-        reject: false,
-        stdin: 'ignore',
-      },
-    );
+    const current = String((await userGit(git.repo, ['rev-parse', '--abbrev-ref', 'HEAD'], 'git rev-parse')).stdout).trim();
+    const merge = await runUserGit(git.repo, ['merge', '--no-ff', '-m', `Merge codeloop task ${workflowId}: ${title}`, git.branch]);
     if (merge.exitCode !== 0) {
-      const conflicts = (await userGit(git.repo, ['diff', '--name-only', '--diff-filter=U'], 'git diff'))
+      const conflicts = String((await userGit(git.repo, ['diff', '--name-only', '--diff-filter=U'], 'git diff')).stdout)
         .trim()
         .split('\n')
         .filter(Boolean);
-      await execa('git', ['-C', git.repo, 'merge', '--abort'], { reject: false });
+      await runUserGit(git.repo, ['merge', '--abort']);
       throw new CliError(
         conflicts.length
           ? `merging ${git.branch} into ${current} conflicts in ${conflicts.join(', ')}; nothing was changed. Merge it by hand: git merge ${git.branch}`
           : `git merge failed: ${String(merge.stderr || merge.stdout).trim()}`,
       );
     }
-    const head = (await userGit(git.repo, ['rev-parse', 'HEAD'], 'git rev-parse')).trim();
+    const head = String((await userGit(git.repo, ['rev-parse', 'HEAD'], 'git rev-parse')).stdout).trim();
     emit(
       options,
       { workflowId, branch: git.branch, into: current, commit: head },
@@ -121,7 +128,7 @@ export async function pushBatch(workflowId: string, options: OutputOptions & { r
     const pushed: string[] = [];
     for (const workspace of workspaces) {
       if (!existsSync(workspace)) throw new CliError(`the repository ${workspace} is on the worker host; run this there`);
-      const repo = (await userGit(workspace, ['rev-parse', '--show-toplevel'], 'git rev-parse')).trim();
+      const repo = String((await userGit(workspace, ['rev-parse', '--show-toplevel'], 'git rev-parse')).stdout).trim();
       if (pushed.includes(repo)) continue;
       await userGit(repo, ['push', options.remote, `${branch}:refs/heads/${branch}`], `git push to ${options.remote}`);
       pushed.push(repo);

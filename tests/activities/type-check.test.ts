@@ -36,3 +36,21 @@ test("a tsconfig.json that does not parse is no crash: its problem was there bef
   const result = await checkTypes(workspace, 'a.ts', unchanged('export const a: string = "1";\n'));
   expect(result.introduced).toEqual([expect.objectContaining({ file: 'a.ts', code: 2322 })]);
 });
+
+test('a project over the checker’s limit is not parsed at all: the edit hears why, and the worker’s event loop stays free', async () => {
+  // About 50 MB of committed TypeScript, as a repository may hold: 400 files of 128 KB.
+  const workspace = makeWorkspace({ 'tsconfig.json': TSCONFIG });
+  const body = `export const value: number = 1;\n${'// padding line of a generated file, long enough to add up\n'.repeat(2200)}`;
+  for (let index = 0; index < 400; index += 1) writeFileSync(path.join(workspace, `m${index}.ts`), body);
+  let ticks = 0;
+  const ticking = setInterval(() => (ticks += 1), 50);
+  const started = Date.now();
+  await expect(checkTypes(workspace, 'm0.ts', async () => undefined)).rejects.toThrow(/over 32 MB, the incremental checker's limit/);
+  clearInterval(ticking);
+  // The refusal comes from the checker's own process; this process kept its timers running meanwhile.
+  expect(ticks).toBeGreaterThanOrEqual(Math.floor((Date.now() - started) / 50) - 2);
+  // Asked again, the project is refused at once, without a second look.
+  const again = Date.now();
+  await expect(checkTypes(workspace, 'm1.ts', async () => undefined)).rejects.toThrow(/incremental checker's limit/);
+  expect(Date.now() - again).toBeLessThan(100);
+}, 60_000);

@@ -1,3 +1,4 @@
+import { mkdirSync, realpathSync } from 'node:fs';
 import { withHeartbeat } from '../heartbeat.js';
 import {
   createTaskWorktree,
@@ -21,7 +22,9 @@ export type { IntegrateTasksRequest, IntegrateTasksResult } from './integrate-ta
  * worktrees, commits, merges. Worktrees go under `worktreesDir` when the worker has one (`CODELOOP_WORKTREES_DIR`),
  * otherwise beside each repository.
  */
-export function createGitActivities({ worktreesDir }: { worktreesDir?: string } = {}) {
+export function createGitActivities(options: { worktreesDir?: string } = {}) {
+  // Worktree paths are real paths, like every workspace: the worker's reads of project files refuse a symlinked way in.
+  const worktreesDir = options.worktreesDir && realDirectory(options.worktreesDir);
   return {
     prepareBatchRepo: (input: { repo: string; batchId: string; baseBranch?: string }): Promise<BatchRepo> =>
       withHeartbeat(() => prepareBatchRepo(input, worktreesDir)),
@@ -45,4 +48,9 @@ export function createGitActivities({ worktreesDir }: { worktreesDir?: string } 
       withHeartbeat(() => checkpointTask(input)),
     finishTaskBranch: (input: Parameters<typeof finishTaskBranch>[0]): Promise<GitTrailEnd> => withHeartbeat(() => finishTaskBranch(input)),
   };
+}
+
+function realDirectory(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  return realpathSync(dir);
 }

@@ -19,7 +19,14 @@ const PROGRAM_KEYS: [pattern: RegExp, off: string][] = [
   [/^filter\..+\.required$/, 'false'],
   [/^diff\..+\.(textconv|command)$/, ''],
   [/^merge\..+\.driver$/, ''],
-  [/^credential\..+\.helper$/, ''],
+  [/^credential\.(.+\.)?helper$/, ''],
+  // Fixed names, off already for codeloop's own git (see HARDENED_CONFIG); listed for a user's git run by codeloop.
+  [/^core\.hookspath$/, '/dev/null'],
+  [/^core\.fsmonitor$/, 'false'],
+  [/^core\.(sshcommand|askpass|editor|pager|gitproxy)$/, ''],
+  [/^(diff\.external|sequence\.editor|interactive\.difffilter|uploadpack\.packobjectshook)$/, ''],
+  [/^gpg\.(.+\.)?program$/, ''],
+  [/^remote\..+\.(uploadpack|receivepack)$/, ''],
 ];
 
 /**
@@ -30,20 +37,26 @@ const PROGRAM_KEYS: [pattern: RegExp, off: string][] = [
  * the working tree elsewhere (codeloop would commit files from outside the workspace).
  */
 export function policyOf(entries: ConfigEntry[], layout: RepositoryLayout | undefined): RepositoryPolicy {
+  const worktree = entries.find((entry) => entry.scope !== 'command' && entry.key === 'core.worktree');
+  return { env: programsOff(entries, (scope) => scope !== 'command'), refusal: layout && refuseLayout(layout, worktree) };
+}
+
+/**
+ * `GIT_CONFIG_*` variables that turn off every program named by the entries of the scopes `counts` picks (a user's
+ * own git keeps the programs of its global config, and loses those of a repository's: see `codeloop task apply`).
+ */
+export function programsOff(entries: ConfigEntry[], counts: (scope: string) => boolean): Record<string, string> {
   const overrides: [string, string][] = [];
-  let worktree: ConfigEntry | undefined;
   for (const entry of entries) {
-    if (entry.scope === 'command') continue;
-    const off = PROGRAM_KEYS.find(([pattern]) => pattern.test(entry.key))?.[1];
+    const off = counts(entry.scope) ? PROGRAM_KEYS.find(([pattern]) => pattern.test(entry.key))?.[1] : undefined;
     if (off !== undefined) overrides.push([entry.key, off]);
-    if (entry.key === 'core.worktree') worktree = entry;
   }
   const env: Record<string, string> = { GIT_CONFIG_COUNT: String(overrides.length) };
   overrides.forEach(([key, value], index) => {
     env[`GIT_CONFIG_KEY_${index}`] = key;
     env[`GIT_CONFIG_VALUE_${index}`] = value;
   });
-  return { env, refusal: layout && refuseLayout(layout, worktree) };
+  return env;
 }
 
 export interface ConfigEntry {

@@ -1,9 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { LINT_OUTPUT_CHARS } from '../../shared/constants.js';
 import { truncateEnd } from '../../text/truncate.js';
 import { findExecutable } from '../process/find-executable.js';
+import { readProjectFile } from '../project-file.js';
 import type { ProcessResult } from '../process/run-process.js';
 import { shellQuote, type WorkspaceShell } from '../tools/run-command.js';
 import {
@@ -14,7 +15,7 @@ import {
   parseRuffFindings,
   type LintFinding,
 } from './lint-findings.js';
-import { checkTypes, formatTypeDiagnostics } from './type-check.js';
+import { checkTypes, formatTypeDiagnostics, TypeCheckUnavailable } from './type-check.js';
 
 export interface LintReport {
   linter: string;
@@ -25,6 +26,8 @@ export interface LintReport {
   errors?: string;
   /** Findings the file's committed version already had (ruff and eslint only): reported as a count, never to fix. */
   preExisting?: number;
+  /** Why the check did not run on this project (the type checker's limits), so the model knows it had no word. */
+  skipped?: string;
 }
 
 const LINT_TIMEOUT_MS = 120_000;
@@ -107,7 +110,8 @@ export async function lintFile(
     if (extension.includes('t') && extension !== '.js' && usesTypeChecker(workspace)) {
       try {
         return await typeCheck(shell, workspace, file);
-      } catch {
+      } catch (error) {
+        if (error instanceof TypeCheckUnavailable) return { linter: 'tsc (incremental)', skipped: error.message };
         // A project the incremental checker cannot load still gets tsc's word on this file, when it has tsc.
         if (!existsSync(local('tsc'))) return undefined;
         return run('tsc --noEmit', `${shellQuote(local('tsc'))} --noEmit --pretty false -p .`, (line) => line.startsWith(file));
@@ -118,8 +122,9 @@ export async function lintFile(
   }
   if (extension === '.json' || extension === '.yaml' || extension === '.yml') {
     const linter = extension === '.json' ? 'JSON parse' : 'YAML parse';
+    const text = readProjectFile(path.join(workspace, file));
+    if (typeof text !== 'string') return undefined;
     try {
-      const text = readFileSync(path.join(workspace, file), 'utf8');
       if (extension === '.json') JSON.parse(text);
       else parseYaml(text);
       return { linter };
@@ -155,6 +160,7 @@ async function typeCheck(shell: WorkspaceShell, workspace: string, file: string)
 
 /** The block appended to an edit's or create's tool result: the errors to fix, then the count of the ones that were there. */
 export function formatLintErrors(report: LintReport): string {
+  if (report.skipped) return `\n\n${report.linter}: not run on this project (${report.skipped}).`;
   const before = report.preExisting
     ? `${report.preExisting} other finding${report.preExisting === 1 ? '' : 's'} of ${report.linter} in this file ${report.preExisting === 1 ? 'was' : 'were'} there before this task: not yours to fix.`
     : '';

@@ -1,255 +1,153 @@
-import { lstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { fork, type ChildProcess } from 'node:child_process';
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
-import type * as TS from 'typescript';
+import { projectRoot } from '../../project-root.js';
+import type { TypeCheckReply, TypeCheckRequest } from './type-check-process.js';
+import { NEEDS_COMMITTED, type TypeCheckResult } from './type-check-engine.js';
 
-/** One TypeScript diagnostic as the agent reads it, and the identity that survives line shifts. */
-export interface TypeDiagnostic {
-  file: string;
-  line: number;
-  column: number;
-  code: number;
-  message: string;
-}
+export { formatTypeDiagnostics, type TypeCheckResult, type TypeDiagnostic } from './type-check-engine.js';
 
-export interface TypeCheckResult {
-  /** Diagnostics that were not there before the task, anywhere in the project, the edited file's first. */
-  introduced: TypeDiagnostic[];
-  /** How many of the edited file's diagnostics were there before the task. */
-  preExisting: number;
-}
+/** The type-check process's heap: a project that needs more ends that process, never the worker. */
+export const CHECKER_HEAP_MB = 2048;
+/** The longest one check or baseline may take; past it the process is ended and the project is not checked again. */
+export const CHECK_TIME_LIMIT_MS = 120_000;
+
+/** The incremental checker does not check this project (over its limits); the reason says why, for the model. */
+export class TypeCheckUnavailable extends Error {}
 
 /**
- * A project kept type-checked between edits, as `tsc --watch` keeps it: the previous program is reused, so after an
- * edit only the files it affects are checked again. Its baseline is the project as committed (the edited file read
- * from `HEAD` the first time it is checked), so what the agent is told is what its edits introduced.
+ * Projects the checker gave up on, by real path, with why: too large to parse, over the heap, or over the time
+ * limit. Their edits get no incremental type feedback (the gates at the end still run the project's own check).
  */
-interface Project {
-  builder?: TS.SemanticDiagnosticsBuilderProgram;
-  baseline?: Map<string, number>;
-  /** Parsed source files by path, reused while the file's size and mtime stay the same. */
-  sources: Map<string, { stamp: string; file: TS.SourceFile }>;
-  lastUsed: number;
-  queue: Promise<unknown>;
-}
-
-const MAX_PROJECTS = 4;
-const IDLE_MS = 30 * 60_000;
-const projects = new Map<string, Project>();
-/** TypeScript's own lib .d.ts files: the one place outside the workspace the checker reads. */
-const require = createRequire(import.meta.url);
-const TS_LIB_DIR = realpathSync(path.dirname(require.resolve('typescript/lib/lib.d.ts')));
-/** TypeScript loads at the first check, not with the module: most workers and every CLI command never need it. */
-let typescript: typeof TS | undefined;
-const loadTypeScript = () => (typescript ??= require('typescript') as typeof TS);
+const givenUp = new Map<string, string>();
 
 /**
- * Type errors of a `.ts` edit in a workspace with a `tsconfig.json`, including those it causes in other files,
- * against the project as committed. Runs in the worker with codeloop's own TypeScript and never loads anything from
- * the workspace: it only reads files, and only regular files whose real path is inside the workspace (or
- * TypeScript's lib files), so a symlink cannot bring a file from elsewhere into a diagnostic. `committed` reads a
- * file's committed text (in the sandbox); `undefined` means the file is new.
+ * Type errors of a `.ts` edit in a workspace with a `tsconfig.json`, against the project as committed, from the
+ * type-check process (see `type-check-process.ts`). `committed` reads a file's committed text (in the sandbox) when
+ * the project has no baseline yet; `undefined` means the file is new. Throws `TypeCheckUnavailable` for a project the
+ * checker does not check.
  */
-export function checkTypes(
+export async function checkTypes(
   workspace: string,
   file: string,
   committed: (file: string) => Promise<string | undefined>,
 ): Promise<TypeCheckResult> {
   const root = realpathSync(workspace);
-  const project = projectOf(root);
-  const run = project.queue.then(() => check(project, root, file, committed));
-  project.queue = run.catch(() => undefined);
-  return run;
+  const first = await checker.ask(root, { kind: 'check', workspace: root, file, committed: { known: false } });
+  if (first !== NEEDS_COMMITTED) return first as TypeCheckResult;
+  const text = await committed(file);
+  return (await checker.ask(root, { kind: 'check', workspace: root, file, committed: { known: true, text } })) as TypeCheckResult;
 }
 
 /**
- * Checks the project as it is now and keeps that as its baseline, in the background: called when a task binds its
- * workspace, so the first edit's feedback is incremental too and "before the task" means exactly that.
+ * Checks the project as it is now and keeps that as its baseline, in the type-check process: called when a task
+ * binds its workspace, so the first edit's feedback is incremental too and "before the task" means exactly that.
  */
-export function prepareTypeCheck(workspace: string): Promise<void> {
+export async function prepareTypeCheck(workspace: string): Promise<void> {
   const root = realpathSync(workspace);
-  const project = projectOf(root);
-  const prepared = project.queue
-    .then(() => {
-      project.baseline ??= countByIdentity(diagnosticsOf(project, root));
-    })
-    .catch(() => undefined);
-  project.queue = prepared;
-  return prepared;
+  await checker.ask(root, { kind: 'prepare', workspace: root }).catch(() => undefined);
 }
 
-function projectOf(root: string): Project {
-  const now = Date.now();
-  for (const [key, project] of projects) if (now - project.lastUsed > IDLE_MS) projects.delete(key);
-  let project = projects.get(root);
-  if (project) projects.delete(root);
-  project ??= { sources: new Map(), lastUsed: now, queue: Promise.resolve() };
-  project.lastUsed = now;
-  projects.set(root, project);
-  while (projects.size > MAX_PROJECTS) projects.delete(projects.keys().next().value!);
-  return project;
-}
-
-async function check(
-  project: Project,
-  root: string,
-  file: string,
-  committed: (file: string) => Promise<string | undefined>,
-): Promise<TypeCheckResult> {
-  const edited = path.join(root, file);
-  if (!project.baseline) {
-    const before = await committed(file);
-    project.baseline = countByIdentity(diagnosticsOf(project, root, { [edited]: before ?? '' }));
-  }
-  const now = diagnosticsOf(project, root);
-  const baseline = new Map(project.baseline);
-  const introduced: TypeDiagnostic[] = [];
-  let preExisting = 0;
-  for (const diagnostic of now) {
-    const key = identity(diagnostic);
-    const left = baseline.get(key) ?? 0;
-    baseline.set(key, left - 1);
-    if (left <= 0) introduced.push(diagnostic);
-    else if (diagnostic.file === file) preExisting += 1;
-  }
-  introduced.sort((a, b) => Number(b.file === file) - Number(a.file === file));
-  return { introduced, preExisting };
-}
-
-/** Every diagnostic of the project now, re-checking only what changed since the last call; `overlay` replaces files' text. */
-function diagnosticsOf(project: Project, root: string, overlay: Record<string, string> = {}): TypeDiagnostic[] {
-  const ts = loadTypeScript();
-  const guard = fileGuard(root);
-  const system: TS.System = {
-    ...ts.sys,
-    fileExists: (name) => guard(name) && ts.sys.fileExists(name),
-    directoryExists: (name) => guard(name, true) && ts.sys.directoryExists(name),
-    readFile: (name) => (guard(name) ? ts.sys.readFile(name) : undefined),
-    readDirectory: (...args) => ts.sys.readDirectory(...args).filter((name) => guard(name)),
-    getDirectories: (name) => (guard(name, true) ? ts.sys.getDirectories(name) : []),
-    write: () => undefined,
-    writeFile: () => undefined,
-  };
-  const configFile = path.join(root, 'tsconfig.json');
-  const configProblems: TS.Diagnostic[] = [];
-  const parsed = ts.getParsedCommandLineOfConfigFile(
-    configFile,
-    { noEmit: true },
-    { ...system, onUnRecoverableConfigFileDiagnostic: (diagnostic) => configProblems.push(diagnostic) },
-  );
-  if (!parsed)
-    throw new Error(`tsconfig.json: ${configProblems.map((d) => ts.flattenDiagnosticMessageText(d.messageText, ' ')).join('; ')}`);
-  const options = { ...parsed.options, noEmit: true, plugins: undefined, incremental: false, composite: false };
-  const host = ts.createCompilerHost(options);
-  Object.assign(host, {
-    fileExists: system.fileExists,
-    readFile: system.readFile,
-    directoryExists: system.directoryExists,
-    getDirectories: system.getDirectories,
-    realpath: (name: string) => (guard(name) ? ts.sys.realpath!(name) : name),
-    writeFile: () => undefined,
-    getSourceFile: (name: string, language: TS.ScriptTarget | TS.CreateSourceFileOptions) =>
-      sourceFile(project, guard, name, language, overlay[name]),
-  });
-  project.builder = ts.createSemanticDiagnosticsBuilderProgram(parsed.fileNames, options, host, project.builder, parsed.errors);
-  const builder = project.builder;
-  // Checks the files the change affects; the others keep the diagnostics of their last check.
-  while (builder.getSemanticDiagnosticsOfNextAffectedFile());
-  const all = [
-    ...builder.getConfigFileParsingDiagnostics(),
-    ...builder.getOptionsDiagnostics(),
-    ...builder.getGlobalDiagnostics(),
-    ...builder.getSyntacticDiagnostics(),
-    ...builder.getSemanticDiagnostics(),
-  ];
-  return all
-    .filter((diagnostic) => diagnostic.category === ts.DiagnosticCategory.Error)
-    .map((diagnostic) => toTypeDiagnostic(root, diagnostic));
-}
-
-/** A source file, parsed once per version (size and mtime); the overlay's text wins and is never cached. */
-function sourceFile(
-  project: Project,
-  guard: (name: string) => boolean,
-  name: string,
-  language: TS.ScriptTarget | TS.CreateSourceFileOptions,
-  overlay: string | undefined,
-): TS.SourceFile | undefined {
-  const ts = loadTypeScript();
-  if (overlay !== undefined) return versioned(ts.createSourceFile(name, overlay, language), `overlay:${overlay.length}:${hash(overlay)}`);
-  if (!guard(name)) return undefined;
-  const stats = statSync(name, { throwIfNoEntry: false });
-  if (!stats?.isFile()) return undefined;
-  const stamp = `${stats.size}:${stats.mtimeMs}`;
-  const cached = project.sources.get(name);
-  if (cached?.stamp === stamp) return cached.file;
-  const file = versioned(ts.createSourceFile(name, readFileSync(name, 'utf8'), language), stamp);
-  project.sources.set(name, { stamp, file });
-  return file;
-}
-
-/** The builder tells a changed file by its version; a file parsed from the same bytes keeps it. */
-function versioned(file: TS.SourceFile, version: string): TS.SourceFile {
-  (file as TS.SourceFile & { version: string }).version = version;
-  return file;
-}
-
-function hash(text: string): string {
-  let value = 0;
-  for (let index = 0; index < text.length; index += 1) value = (Math.imul(value, 31) + text.charCodeAt(index)) | 0;
-  return (value >>> 0).toString(36);
-}
+type Request = { kind: 'prepare'; workspace: string } | Omit<Extract<TypeCheckRequest, { kind: 'check' }>, 'id'>;
 
 /**
- * Whether the checker may read `name`: its real path is inside the workspace or TypeScript's lib directory, and it
- * is a regular file (or, with `directory`, a directory). A FIFO would block the read, a symlink out could bring a
- * secret into a diagnostic.
+ * The worker's side of the type-check process: started at the first request, with a heap cap and TypeScript loaded
+ * through tsx (it runs the source, like the worker), answering one request at a time in the order asked. A request
+ * over the time limit ends the process; a process that ends (its heap, a crash) fails what it held, and the next
+ * request starts a new one. The process keeps the worker alive only while a request is in flight.
  */
-function fileGuard(root: string): (name: string, directory?: boolean) => boolean {
-  const seen = new Map<string, boolean>();
-  return (name, directory = false) => {
-    const key = `${directory}:${name}`;
-    let allowed = seen.get(key);
-    if (allowed === undefined) {
-      allowed = isAllowed(root, name, directory);
-      seen.set(key, allowed);
-    }
-    return allowed;
-  };
-}
+class TypeChecker {
+  private child?: ChildProcess;
+  private nextId = 0;
+  private readonly waiting = new Map<number, { root: string; resolve: (reply: TypeCheckReply) => void }>();
+  /** The time limit of the request the process is working on: the first one waiting. */
+  private headTimer?: NodeJS.Timeout;
+  private timedOut = false;
 
-function isAllowed(root: string, name: string, directory: boolean): boolean {
-  let real: string;
-  try {
-    real = realpathSync(name);
-  } catch {
-    // Not there (yet): a missing path reads nothing, and TypeScript asks about many.
-    return false;
+  async ask(root: string, request: Request): Promise<unknown> {
+    const refused = givenUp.get(root);
+    if (refused) throw new TypeCheckUnavailable(refused);
+    const reply = await this.send(root, request);
+    if (reply.ok) return reply.result;
+    if (reply.tooLarge) givenUp.set(root, reply.message);
+    throw reply.tooLarge ? new TypeCheckUnavailable(reply.message) : new Error(reply.message);
   }
-  const inside = (dir: string) => real === dir || real.startsWith(`${dir}${path.sep}`);
-  if (!inside(root) && !inside(TS_LIB_DIR)) return false;
-  const stats = lstatSync(real, { throwIfNoEntry: false });
-  return directory ? Boolean(stats?.isDirectory()) : Boolean(stats?.isFile());
+
+  private send(root: string, request: Request): Promise<TypeCheckReply> {
+    const child = this.child ?? this.start();
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.waiting.set(id, { root, resolve });
+      if (this.waiting.size === 1) this.armHead();
+      this.hold(true);
+      child.send({ ...request, id } satisfies TypeCheckRequest);
+    });
+  }
+
+  private start(): ChildProcess {
+    const entry = path.join(projectRoot, 'src/activities/verification/type-check-process.ts');
+    const child = fork(entry, [], {
+      execArgv: ['--import', 'tsx', `--max-old-space-size=${CHECKER_HEAP_MB}`],
+      // Nothing of the worker's environment: the checker reads files and needs no secret.
+      env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production' },
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      serialization: 'advanced',
+    });
+    this.child = child;
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
+    child.on('message', (reply: TypeCheckReply) => this.settle(reply.id, reply));
+    // A send to a process that just ended; its 'exit' answers what was waiting.
+    child.on('error', () => undefined);
+    child.on('exit', (code, signal) => {
+      if (this.child === child) this.child = undefined;
+      // Requests are answered in order, so the first one waiting is the one the process was working on: its project
+      // is given up; the others only lost their answer.
+      const [current, ...rest] = this.waiting.keys();
+      if (current === undefined) return;
+      const { root } = this.waiting.get(current)!;
+      const why = this.timedOut
+        ? `checking it took over ${CHECK_TIME_LIMIT_MS / 1000} s, the incremental checker's limit`
+        : /heap out of memory|Reached heap limit/.test(stderr)
+          ? `checking it took the type-check process over its ${CHECKER_HEAP_MB} MB heap`
+          : `the type-check process ended (${signal ?? `exit ${code}`}) while checking it`;
+      this.timedOut = false;
+      givenUp.set(root, why);
+      this.settle(current, { id: current, ok: false, tooLarge: true, message: why });
+      for (const id of rest) this.settle(id, { id, ok: false, tooLarge: false, message: 'the type-check process ended; not checked' });
+    });
+    this.hold(false);
+    return child;
+  }
+
+  private settle(id: number, reply: TypeCheckReply): void {
+    const waiter = this.waiting.get(id);
+    if (!waiter) return;
+    this.waiting.delete(id);
+    this.armHead();
+    if (this.waiting.size === 0) this.hold(false);
+    waiter.resolve(reply);
+  }
+
+  private armHead(): void {
+    clearTimeout(this.headTimer);
+    const child = this.child;
+    if (this.waiting.size === 0 || !child) return;
+    this.headTimer = setTimeout(() => {
+      this.timedOut = true;
+      child.kill('SIGKILL');
+    }, CHECK_TIME_LIMIT_MS);
+    this.headTimer.unref();
+  }
+
+  /** The process keeps the worker's process alive only while a request is in flight. */
+  private hold(on: boolean): void {
+    const child = this.child;
+    if (!child) return;
+    for (const handle of [child, child.channel, child.stderr] as ({ ref(): void; unref(): void } | null | undefined)[])
+      if (on) handle?.ref();
+      else handle?.unref();
+  }
 }
 
-function toTypeDiagnostic(root: string, diagnostic: TS.Diagnostic): TypeDiagnostic {
-  const ts = loadTypeScript();
-  const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ');
-  if (!diagnostic.file || diagnostic.start === undefined)
-    return { file: 'tsconfig.json', line: 0, column: 0, code: diagnostic.code, message };
-  const { line, character } = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start);
-  return { file: path.relative(root, diagnostic.file.fileName), line: line + 1, column: character + 1, code: diagnostic.code, message };
-}
-
-const identity = (diagnostic: TypeDiagnostic) => `${diagnostic.file}|TS${diagnostic.code}|${diagnostic.message}`;
-
-function countByIdentity(diagnostics: TypeDiagnostic[]): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const diagnostic of diagnostics) counts.set(identity(diagnostic), (counts.get(identity(diagnostic)) ?? 0) + 1);
-  return counts;
-}
-
-/** As tsc prints them with `--pretty false`, so the agent reads what it would read from tsc. */
-export function formatTypeDiagnostics(diagnostics: TypeDiagnostic[]): string {
-  return diagnostics.map((d) => `${d.file}(${d.line},${d.column}): error TS${d.code}: ${d.message}`).join('\n');
-}
+const checker = new TypeChecker();
