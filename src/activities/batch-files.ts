@@ -3,7 +3,7 @@ import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { BatchTask } from '../shared/batch-input.js';
-import { parseTasksFile } from '../shared/batch-file.js';
+import { parseTasksFile, type OperatorAccess } from '../shared/batch-file.js';
 import { ErrorType } from '../shared/errors.js';
 import { answeredQuestions, type AnsweredQuestion } from '../shared/blockers.js';
 import { getStateQuery } from '../shared/messages.js';
@@ -41,10 +41,12 @@ export function createBatchFileActivities() {
   return {
     /**
      * Reads a batch's `tasksFile` when the batch starts, so a scheduled run picks up the file as it is tonight. Only a
-     * regular file inside the workspace is opened: a FIFO there would otherwise hold the activity for ever.
+     * regular file inside the workspace is opened: a FIFO there would otherwise hold the activity for ever. Its tasks
+     * may not ask for more than `access`, what the batch input gives (see `parseTasksFile`).
      */
-    async readTasksFile(input: { workspace: string; file: string }): Promise<BatchTask[]> {
-      return parseTasksFile(await readWorkspaceDocument(input, 'tasks file', TASKS_FILE_MAX_BYTES, ErrorType.InvalidBatch), input.file);
+    async readTasksFile(input: { workspace: string; file: string; access?: OperatorAccess }): Promise<BatchTask[]> {
+      const text = await readWorkspaceDocument(input, 'tasks file', TASKS_FILE_MAX_BYTES, ErrorType.InvalidBatch);
+      return parseTasksFile(text, input.file, input.access);
     },
 
     /**

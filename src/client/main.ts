@@ -6,6 +6,7 @@ import { CliError } from './output.js';
 import { OVERLAP_CHOICES } from './schedule-create.js';
 import { cliConfig } from './session.js';
 import { taskFlagOptions } from './task-flags.js';
+import { terminalSafe } from '../text/terminal-safe.js';
 
 const json = () => new Option('--json', 'print JSON for scripts');
 const allQueues = () => new Option('--all-queues', 'every task queue in the namespace, not only CODELOOP_TASK_QUEUE (default codeloop)');
@@ -340,7 +341,7 @@ export async function main(argv = process.argv): Promise<void> {
     await buildProgram().parseAsync(argv);
   } catch (error) {
     if (error instanceof CliError || error instanceof ConfigError || error instanceof UnreachableServerError) {
-      console.error(`codeloop: ${error.message}`);
+      console.error(`codeloop: ${terminalSafe(error.message)}`);
       process.exitCode = error instanceof CliError ? error.exitCode : 1;
       return;
     }

@@ -1,10 +1,13 @@
+import { terminalSafe } from '../text/terminal-safe.js';
+
 /** Human-readable by default, JSON with `--json`: the convention of the tools around codeloop. */
 export interface OutputOptions {
   json?: boolean;
 }
 
+/** Human text is terminal-safe (see `terminalSafe`): much of it is the agent's. JSON escapes control characters itself. */
 export function emit<T>(options: OutputOptions, data: T, human: (data: T) => string): void {
-  process.stdout.write(options.json ? `${JSON.stringify(data, null, 2)}\n` : `${human(data)}\n`);
+  process.stdout.write(options.json ? `${JSON.stringify(data, null, 2)}\n` : `${terminalSafe(human(data))}\n`);
 }
 
 /** An error the CLI reports as one line and exit code, without a stack trace. */

@@ -4,6 +4,7 @@ import { parseConfigList, programsOff } from '../activities/git/repository-confi
 import type { Client } from '@temporalio/client';
 import type { TaskGit } from '../shared/git-trail.js';
 import { CliError, emit, type OutputOptions } from './output.js';
+import { terminalSafe } from '../text/terminal-safe.js';
 import { getBatchStateQuery } from '../shared/messages.js';
 import { queryOrUndefined, startInputOf, withClient } from './session.js';
 import { viewTask } from './task-view.js';
@@ -49,7 +50,9 @@ export async function showTaskDiff(workflowId: string, options: { stat?: boolean
   await withClient(async (client) => {
     const { git } = await endedTrail(client, workflowId, false);
     const diff = ['diff', '--no-ext-diff', '--no-textconv', ...(options.stat ? ['--stat'] : []), git.base, git.branch];
-    process.stdout.write(String((await userGit(git.repo, diff, 'git diff')).stdout));
+    const text = String((await userGit(git.repo, diff, 'git diff')).stdout);
+    // On a terminal the agent's escape sequences are shown, not obeyed; piped (to `git apply`, say) the diff is as is.
+    process.stdout.write(process.stdout.isTTY ? terminalSafe(text) : text);
     process.stdout.write('\n');
   });
 }

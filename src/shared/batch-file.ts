@@ -22,9 +22,35 @@ export function parseBatchFile(text: string, name: string): Record<string, unkno
   return raw as Record<string, unknown>;
 }
 
-/** A `tasksFile`: a list of tasks, or `{ tasks: [...] }`. */
-export function parseTasksFile(text: string, name: string): BatchTask[] {
+/** What the operator's batch input lets every task's commands have: a tasks file may ask for less, never more. */
+export interface OperatorAccess {
+  network: 'off' | 'on';
+  env: string[];
+}
+
+/**
+ * A `tasksFile`: a list of tasks, or `{ tasks: [...] }`. The file is the repository's content, which earlier tasks
+ * could write, so it may narrow what a task's commands get but never widen it: a task there names no workspace or
+ * host, asks for no network the batch does not give, and for no variable beyond the batch's `env`.
+ */
+export function parseTasksFile(text: string, name: string, access: OperatorAccess = { network: 'off', env: [] }): BatchTask[] {
   const parsed = TasksFileSchema.safeParse(parseDocument(text, name));
   if (!parsed.success) throw ApplicationFailure.nonRetryable(`tasks file ${name}: ${describeIssues(parsed.error)}`, ErrorType.InvalidBatch);
+  const problems = parsed.data.flatMap((task) => wideningOf(task, access).map((problem) => `task ${task.id} ${problem}`));
+  if (problems.length > 0)
+    throw ApplicationFailure.nonRetryable(
+      `tasks file ${name}: ${problems.join('; ')}. A tasks file is the repository's content: workspace, host, network and env come only from the batch input, its schedule or the command line`,
+      ErrorType.InvalidBatch,
+    );
   return parsed.data;
+}
+
+function wideningOf(task: BatchTask, access: OperatorAccess): string[] {
+  const problems: string[] = [];
+  if (task.workspace !== undefined) problems.push(`names a workspace (${task.workspace})`);
+  if (task.hostQueue !== undefined) problems.push(`names a host (${task.hostQueue})`);
+  if (task.network === 'on' && access.network !== 'on') problems.push('asks for network "on", which the batch does not give');
+  const extra = (task.env ?? []).filter((variable) => !access.env.includes(variable));
+  if (extra.length > 0) problems.push(`asks for env ${extra.join(', ')}, beyond the batch's env`);
+  return problems;
 }

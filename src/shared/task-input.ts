@@ -23,9 +23,27 @@ export const ComplexitySchema = builtOnce('task-input/ComplexitySchema', () => z
 /** Whether the task's commands may use the network: `on` shares the worker's network with the sandbox. */
 export const NetworkSchema = builtOnce('task-input/NetworkSchema', () => z.enum(['off', 'on']));
 export const GIT_MODES = ['branch', 'in-place'] as const;
+/**
+ * codeloop's own credentials: the model key and the payload store's keys and address. No input can hand them to a
+ * command (see `isCodeloopCredential`).
+ */
+const CODELOOP_CREDENTIALS = /^(ANTHROPIC_|CODELOOP_PAYLOAD_)/i;
+
+/** Whether a variable is one of codeloop's own credentials, which never reach a command whatever a task asks. */
+export const isCodeloopCredential = (name: string) => CODELOOP_CREDENTIALS.test(name);
+
 /** Names of worker environment variables the task's commands may see, beyond the sandbox's allow-list. */
 export const EnvNamesSchema = builtOnce('task-input/EnvNamesSchema', () =>
-  z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')).max(100),
+  z
+    .array(
+      z
+        .string()
+        .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')
+        .refine((name) => !isCodeloopCredential(name), {
+          error: (issue) => `${String(issue.input)} is codeloop's own credential and never reaches a command`,
+        }),
+    )
+    .max(100),
 );
 
 /**

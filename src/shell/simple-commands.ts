@@ -12,6 +12,8 @@ export interface SimpleCommand {
   writes: string[];
   /** Programs earlier in its pipeline, whose output it reads. */
   pipedFrom: string[];
+  /** Variables it sets for itself or for what follows: `X=1 cmd`, `env X=1 cmd`, `export X=1`. */
+  assigns: string[];
 }
 
 /** Every simple command found, and why any part of the line could not be seen into (empty when all of it was). */
@@ -85,14 +87,19 @@ function readCommand(node: Command, pipedFrom: string[], depth: number, line: Co
       : [],
   );
   const run = unwrap(words);
+  const assigns = [
+    ...node.prefix.flatMap((part) => (part.type === 'Assignment' ? [part.name] : [])),
+    ...words.slice(0, words.length - run.length).flatMap((word) => assignedName(word.value) ?? []),
+    ...(run[0] && SETTERS.has(programName(run[0].value)) ? run.slice(1).flatMap((word) => assignedName(word.value) ?? []) : []),
+  ];
   if (run.length === 0) {
-    if (node.name) line.commands.push({ program: undefined, args: [], writes, pipedFrom });
+    if (node.name || assigns.length > 0) line.commands.push({ program: undefined, args: [], writes, pipedFrom, assigns });
     return;
   }
   if (isExpanding(run[0])) line.unseen.push(`a command word that comes from an expansion (${run[0].text})`);
   const program = programName(run[0].value);
   const args = run.slice(1);
-  line.commands.push({ program, args: args.map((word) => word.value), writes, pipedFrom });
+  line.commands.push({ program, args: args.map((word) => word.value), writes, pipedFrom, assigns });
   for (const script of embeddedScripts(program, words, args, line)) readScript(script, depth + 1, line);
   if (readsStandardInput(program, args)) {
     const fed = node.redirects.flatMap((redirect) =>
@@ -147,6 +154,11 @@ function readsStandardInput(program: string, args: readonly Word[]): boolean {
   }
   return false;
 }
+
+/** Builtins whose arguments set variables for what runs after them. */
+const SETTERS = new Set(['export', 'declare', 'typeset', 'readonly', 'local']);
+
+const assignedName = (word: string) => /^([A-Za-z_][A-Za-z0-9_]*)\+?=/.exec(word)?.[1];
 
 function isDescriptor(target: string): boolean {
   return /^\d+$/.test(target) || target === '-';

@@ -38,8 +38,9 @@ export const HARDENED_CONFIG: readonly string[] = [
   'core.sshCommand=',
   'credential.helper=',
   'diff.external=',
-  // A nested repository is never looked into: its own config is the agent's.
-  'diff.ignoreSubmodules=all',
+  // A nested repository is never looked into (its own config is the agent's): its commit is read from its refs, and
+  // changes inside it are not asked about, which would run `git status` there.
+  'diff.ignoreSubmodules=dirty',
   'status.submoduleSummary=false',
   'submodule.recurse=false',
   'fetch.recurseSubmodules=false',

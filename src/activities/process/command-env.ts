@@ -1,3 +1,5 @@
+import { isCodeloopCredential } from '../../shared/task-input.js';
+
 /** What every command may see of the worker's environment: where programs are, and how to show text. */
 const ALLOWED_NAMES = ['PATH', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TERM', 'TZ'];
 
@@ -26,7 +28,7 @@ const DEFAULTS = {
  */
 export function commandEnv(source: NodeJS.ProcessEnv, names: readonly string[], home: string): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const name of [...ALLOWED_NAMES, ...names]) {
+  for (const name of [...ALLOWED_NAMES, ...names.filter((name) => !isCodeloopCredential(name))]) {
     const value = source[name];
     if (value !== undefined) env[name] = value;
   }

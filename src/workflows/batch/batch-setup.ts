@@ -2,6 +2,7 @@ import { workflowInfo } from '@temporalio/workflow';
 import type { BatchRepo } from '../../activities/git/index.js';
 import type { WorkspaceBinding } from '../../activities/workspace.js';
 import { batchIdFromWorkflowId, legacyBatchIdFromWorkflowId } from '../common/batch-id.js';
+import type { OperatorAccess } from '../../shared/batch-file.js';
 import { assertValidDag, pinnedHosts, type BatchInput, type BatchTask } from '../../shared/batch-input.js';
 import type { BatchTaskState } from '../../shared/batch-state.js';
 import { hostIdOf } from '../../shared/host-queue.js';
@@ -33,7 +34,7 @@ export async function prepareBatch(
     const summary = `read tasks from ${input.tasksFile}`;
     const fromFile = await onHost(binding.hostId, summary, (limit) =>
       setupActivities.readTasksFile.executeWithOptions({ taskQueue: binding.hostQueue, summary, ...limit }, [
-        { workspace: binding.workspace, file: input.tasksFile! },
+        { workspace: binding.workspace, file: input.tasksFile!, access: operatorAccess(input) },
       ]),
     );
     tasks = [...tasks, ...fromFile];
@@ -60,6 +61,12 @@ export async function prepareBatch(
     attempts: 0,
   }));
   return { tasks, repos, states };
+}
+
+/** What the batch input gives every task's commands (its `taskDefaults` first): a tasks file may ask for no more. */
+function operatorAccess(input: BatchInput): OperatorAccess {
+  const defaults = input.taskDefaults as { network?: 'off' | 'on'; env?: string[] };
+  return { network: defaults.network ?? input.network ?? 'off', env: defaults.env ?? input.env ?? [] };
 }
 
 /**

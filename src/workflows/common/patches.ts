@@ -44,6 +44,8 @@ export const PATCHES = {
   batchMergesPipelined: { id: 'batch-merges-pipelined', added: '2026-11-25', deprecateAfter: '2026-12-25' },
   /** The batch's own work on a host (binding, integration branch, worktrees, merges) asks a human past `hostTimeout`. */
   batchWaitsForHosts: { id: 'batch-waits-for-hosts', added: '2026-11-25', deprecateAfter: '2026-12-25' },
+  /** `approval: "risky"` holds code it cannot read: inline code, scripts, package runners, git remotes, code variables. */
+  approvalHoldsUnreadCode: { id: 'approval-holds-unread-code', added: '2026-11-26', deprecateAfter: '2026-12-26' },
 } as const satisfies Record<string, Patch>;
 
 export type PatchName = keyof typeof PATCHES;

@@ -16,8 +16,10 @@ export async function approveCommand(
   command: string,
   workspace: string,
   ask: (spec: BlockerSpec) => Promise<string>,
+  /** The classifier's edition: false for runs from before patch `approvalHoldsUnreadCode` (asked only when needed). */
+  holdsUnreadCode: () => boolean = () => true,
 ): Promise<ToolOutcome | undefined> {
-  if (policy === 'never' || (policy === 'risky' && !isRiskyCommand(command))) return undefined;
+  if (policy === 'never' || (policy === 'risky' && !isRiskyCommand(command, holdsUnreadCode()))) return undefined;
   const answer = await ask({
     origin: 'approval',
     question: `Approve running this command in ${workspace}?\n\n    ${command}\n\nAnswer 'approve' or 'deny'.`,

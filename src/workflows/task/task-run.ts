@@ -278,7 +278,14 @@ export class TaskRun implements PolicyHost {
         content: `Answer from a human: ${await this.askHuman({ origin: 'agent', question, context })}`,
         isError: false,
       }),
-      approveCommand: (command) => approveCommand(this.input.approval, command, target.workspace, (spec) => this.askHuman(spec)),
+      approveCommand: (command) =>
+        approveCommand(
+          this.input.approval,
+          command,
+          target.workspace,
+          (spec) => this.askHuman(spec),
+          () => applies('approvalHoldsUnreadCode'),
+        ),
     });
     for (const { outcome } of executed) {
       if (outcome.changedFile && !outcome.isError) noteChangedFile(this.state, outcome.changedFile);
