@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { ErrorType } from '../../shared/errors.js';
 import { linkDependencies } from '../dependency-links.js';
+import { removeTree } from '../remove-tree.js';
 import { git, tryGit } from './run-git.js';
 import { stageAll } from './stage-all.js';
 
@@ -169,5 +170,5 @@ export async function removeWorktrees(repo: string, worktrees: string[]): Promis
 
 async function deleteWorktree(repo: string, worktree: string): Promise<void> {
   if (existsSync(worktree)) await tryGit(repo, ['worktree', 'remove', '--force', worktree]);
-  await rm(worktree, { recursive: true, force: true });
+  await removeTree(worktree);
 }

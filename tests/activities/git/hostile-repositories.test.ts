@@ -190,3 +190,18 @@ test('dependency links are left out of a commit whatever form the .gitignore giv
     expect(await git(repo, ['ls-tree', '--name-only', started.branch])).not.toContain('node_modules');
   }
 });
+
+test('a tree deeper than the path limit does not fail the checkpoint or the end; the rest is committed and the worktree goes', async () => {
+  const repo = makeGitRepo();
+  const started = await startTaskBranch({ workspace: repo, taskId: 'deep' });
+  if (started.inPlace) throw new Error('expected a branch');
+  // 25 levels of 200 characters, each made relative to the one before: the whole path is past PATH_MAX.
+  const deep = `d=${'d'.repeat(200)}; for i in $(seq 25); do mkdir $d && cd $d; done; echo x > f`;
+  execFileSync('sh', ['-c', deep], { cwd: started.worktree });
+  writeFileSync(path.join(started.worktree, 'kept.txt'), 'kept\n');
+  const { commit } = await checkpointTask({ worktree: started.worktree, iteration: 1 });
+  expect(commit).toBeDefined();
+  await finishTaskBranch({ ...started, message: 'done', always: true });
+  expect(fileOnBranch(repo, started.branch, 'kept.txt')).toBe('kept\n');
+  expect(existsSync(started.worktree)).toBe(false);
+});
