@@ -1,43 +1,36 @@
-import { lstatSync, readlinkSync } from 'node:fs';
-import { symlink } from 'node:fs/promises';
+import { lstatSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import type { SandboxMode } from '../shared/command-access.js';
+import { worktreeViewOf } from './process/worktree-view.js';
 
 /**
- * Installed dependencies a checkout usually keeps out of git. A worktree has none of them, so its tests could not
- * run; each one the checkout has (and git ignores) is linked into the worktree instead, and read-only in the sandbox.
+ * Installed dependencies a checkout usually keeps out of git. A task's worktree has none of them: in the sandbox it
+ * sees the checkout's (see `workspaceMounts`), unless its `setup` installs its own there.
  */
 export const DEPENDENCY_DIRS = ['node_modules', '.venv', 'venv'] as const;
 
-const isRealDirectory = (file: string) => lstatSync(file, { throwIfNoEntry: false })?.isDirectory() ?? false;
-const isSymlink = (file: string) => lstatSync(file, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
-
-/** Links `<repo>/<dir>` into the worktree for each dependency directory `ignored` says git ignores. */
-export async function linkDependencies(repo: string, worktree: string, ignored: (name: string) => Promise<boolean>): Promise<string[]> {
-  const linked: string[] = [];
-  for (const name of DEPENDENCY_DIRS) {
-    const target = path.join(repo, name);
-    const link = path.join(worktree, name);
-    if (!isRealDirectory(target) || lstatSync(link, { throwIfNoEntry: false }) || !(await ignored(name))) continue;
-    await symlink(target, link, 'dir');
-    linked.push(name);
-  }
-  return linked;
-}
-
-/** The dependency links in a worktree: left out of its commits, whatever the `.gitignore` says about links. */
-export function dependencyLinks(worktree: string): string[] {
-  return DEPENDENCY_DIRS.filter((name) => isSymlink(path.join(worktree, name)));
+/** The dependency directories at a worktree's top (an empty mount point, or the task's own installs): never committed. */
+export function dependencyEntries(worktree: string): string[] {
+  return DEPENDENCY_DIRS.filter((name) => lstatSync(path.join(worktree, name), { throwIfNoEntry: false }));
 }
 
 /**
- * Read-only binds for a worktree's dependency links. Only a link to the same-named directory of the worktree's own
- * repository is bound: the agent can make links too, and one to anywhere else must stay dangling in the sandbox.
+ * Where the worker finds a workspace's dependency directory `name` on the host, to see which tools it has (eslint,
+ * tsc, ruff): the workspace's own when it has one with something in it, otherwise, in a task worktree whose commands
+ * run in the sandbox, the checkout's, which they see in the same place. Unsandboxed, a worktree has only its own:
+ * the checkout's would run the checkout's code (an editable install points there), not the task's.
  */
-export function dependencyMounts(workspace: string, repo: string | undefined): string[] {
-  if (!repo) return [];
-  return dependencyLinks(workspace).flatMap((name) => {
-    const expected = path.join(repo, name);
-    const target = path.resolve(workspace, readlinkSync(path.join(workspace, name)));
-    return target === expected && isRealDirectory(expected) ? ['--ro-bind', expected, expected] : [];
-  });
+export function dependencyDir(workspace: string, name: (typeof DEPENDENCY_DIRS)[number], sandboxMode: SandboxMode = 'on'): string {
+  const own = path.join(workspace, name);
+  if (hasEntries(own) || sandboxMode === 'off') return own;
+  const view = worktreeViewOf(workspace);
+  return view && view.below === '' ? path.join(view.checkout, name) : own;
+}
+
+function hasEntries(dir: string): boolean {
+  try {
+    return readdirSync(dir).length > 0;
+  } catch {
+    return false;
+  }
 }

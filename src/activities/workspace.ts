@@ -92,14 +92,14 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
       const shown = entries.slice(0, TREE_ENTRIES);
       const fileTree = entries.length > TREE_ENTRIES ? [...shown, `… ${entries.length - TREE_ENTRIES} more`] : shown;
       // In the background: the first edit's type feedback is then incremental, against the project as the task found it.
-      if (usesTypeChecker(workspace)) void prepareTypeCheck(workspace);
+      if (usesTypeChecker(workspace, deps.sandbox)) void prepareTypeCheck(workspace);
       return {
         instructions,
         techStack: detectTechStack(workspace),
         fileTree: fileTree.join('\n'),
         greenfield: isGreenfield(entries),
         // A codeloop.json that does not parse fails the final gates' detection, where the agent can still fix it.
-        gates: tryDetectGates(workspace),
+        gates: tryDetectGates(workspace, deps.sandbox),
       };
     },
 
@@ -117,9 +117,9 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
   return activities;
 }
 
-function tryDetectGates(workspace: string): GateSpec[] | undefined {
+function tryDetectGates(workspace: string, sandboxMode: SandboxMode): GateSpec[] | undefined {
   try {
-    return detectGates(workspace);
+    return detectGates(workspace, sandboxMode);
   } catch {
     return undefined;
   }

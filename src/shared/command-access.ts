@@ -5,6 +5,11 @@
 export interface CommandAccess {
   network: 'off' | 'on';
   env: readonly string[];
+  /**
+   * In a task worktree, whose dependency directories commands use: the checkout's (the default), or the worktree's
+   * own, which the task's `setup` installs.
+   */
+  dependencies?: 'checkout' | 'own';
 }
 
 /** No network, no variables beyond the allow-list: what a task gets unless it asks. */

@@ -202,27 +202,30 @@ describe('writes stay in the workspace', () => {
     expect(result.content).toContain('Read-only file system');
   }, 20_000);
 
-  test("a task worktree's dependency link is bound read-only only where it should point; one the agent repoints stays dangling", async () => {
+  test("a task worktree is seen at its checkout's path, with the checkout's dependencies copy-on-write: the task's writes never reach the checkout", async () => {
     const secret = mkdtempSync(path.join(os.tmpdir(), 'codeloop-secret-'));
     writeFileSync(path.join(secret, 'token'), 'do-not-read\n');
-    const repo = makeGitRepo({ '.gitignore': 'node_modules/\n' });
+    const repo = makeGitRepo({ '.gitignore': 'node_modules\n', 'app.js': 'task\n' });
     mkdirSync(path.join(repo, 'node_modules', 'dep'), { recursive: true });
     writeFileSync(path.join(repo, 'node_modules', 'dep', 'index.js'), 'dep\n');
-    const started = await startTaskBranch({ workspace: repo, taskId: 'hostile-link' });
+    const started = await startTaskBranch({ workspace: repo, taskId: 'cow-deps' });
     if (started.inPlace) throw new Error('expected a branch');
-    const linked = await run('cat node_modules/dep/index.js; echo x > node_modules/dep/new || echo refused', started.workspace);
-    expect(linked.content).toContain('\ndep\n');
-    // stdout and stderr interleave in either order.
-    expect(linked.content).toContain('node_modules/dep/new: Read-only file system');
-    expect(linked.content).toMatch(/\nrefused(\n|$)/);
-    expect(existsSync(path.join(repo, 'node_modules', 'dep', 'new'))).toBe(false);
-    // The agent swaps the link for one to a directory of the worker's: nothing binds it, so it leads nowhere inside.
-    const repointed = await run(
-      `rm node_modules && ln -s ${secret} node_modules && cat node_modules/token || echo unreachable`,
+    writeFileSync(path.join(started.worktree, 'app.js'), 'changed by the task\n');
+    const inside = await run(
+      'pwd; cat app.js; cat node_modules/dep/index.js; echo x > node_modules/dep/index.js && mkdir -p node_modules/.cache && echo c > node_modules/.cache/x && echo wrote; git status --porcelain; git show HEAD:app.js',
       started.workspace,
     );
+    expect(inside.isError).toBeFalsy();
+    expect(inside.content).toMatch(new RegExp(`\\n${repo}\\nchanged by the task\\ndep\\nwrote\\n M app.js\\ntask\\n?$`));
+    // The checkout's own files and dependencies are untouched; the next command of the task sees its own writes.
+    expect(readFileSync(path.join(repo, 'app.js'), 'utf8')).toBe('task\n');
+    expect(readFileSync(path.join(repo, 'node_modules', 'dep', 'index.js'), 'utf8')).toBe('dep\n');
+    expect(existsSync(path.join(repo, 'node_modules', '.cache'))).toBe(false);
+    expect((await run('cat node_modules/dep/index.js node_modules/.cache/x', started.workspace)).content).toMatch(/\nx\nc\n?$/);
+    // The agent's own link to a directory of the worker's leads nowhere inside.
+    const repointed = await run(`ln -s ${secret} elsewhere; cat elsewhere/token || echo unreachable`, started.workspace);
     expect(repointed.content).not.toContain('do-not-read');
-    expect((await run('cat node_modules/token || echo unreachable', started.workspace)).content).toContain('unreachable');
+    expect(repointed.content).toContain('unreachable');
   }, 30_000);
 });
 

@@ -10,7 +10,9 @@ export const unsandboxed = createSandbox({ ...process.env, CODELOOP_SANDBOX: 'of
 
 /** A `WorkspaceShell` as the worker builds it, outside an activity: the sandbox and the worker's `env`. */
 export function sandboxedShell(env: NodeJS.ProcessEnv = process.env, sandbox = testSandbox): WorkspaceShell {
-  return (command, { workspace, timeoutMs, access }) => runProcess({ command, cwd: workspace, timeoutMs, env, sandbox, access });
+  const shell: WorkspaceShell = (command, { workspace, timeoutMs, access }) =>
+    runProcess({ command, cwd: workspace, timeoutMs, env, sandbox, access });
+  return Object.assign(shell, { sandboxMode: sandbox.mode });
 }
 
 /** Runs one command in a workspace through the sandbox. */

@@ -4,7 +4,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { ErrorType } from '../../shared/errors.js';
-import { linkDependencies } from '../dependency-links.js';
+import { worktreeStateDir } from '../process/workspace-mounts.js';
 import { removeTree } from '../remove-tree.js';
 import { git, tryGit } from './run-git.js';
 import { stageAll } from './stage-all.js';
@@ -104,12 +104,6 @@ async function addTaskWorktree(repo: string, batchId: string, worktree: { path: 
     await tryGit(repo, ['worktree', 'prune']);
     await git(repo, add);
   }
-  await linkRepoDependencies(repo, worktree.path);
-}
-
-/** The checkout's installed dependencies, linked into a worktree of it (see `linkDependencies`). */
-export function linkRepoDependencies(repo: string, worktree: string): Promise<string[]> {
-  return linkDependencies(repo, worktree, async (name) => (await tryGit(repo, ['check-ignore', '-q', `${name}/`])).ok);
 }
 
 /**
@@ -171,4 +165,5 @@ export async function removeWorktrees(repo: string, worktrees: string[]): Promis
 async function deleteWorktree(repo: string, worktree: string): Promise<void> {
   if (existsSync(worktree)) await tryGit(repo, ['worktree', 'remove', '--force', worktree]);
   await removeTree(worktree);
+  await removeTree(worktreeStateDir(worktree));
 }

@@ -1,4 +1,4 @@
-import { dependencyLinks } from '../dependency-links.js';
+import { dependencyEntries } from '../dependency-links.js';
 import { readNestedRepositories } from './nested-repositories.js';
 import { git, tryGit } from './run-git.js';
 
@@ -11,17 +11,18 @@ const GITLINK_MODE = '160000';
  * - A nested repository (one the agent cloned, vendored or `git init`ed) is never entered: git itself would run
  *   `git status` inside it, with its config, and so its filters. It is staged as the gitlink git would make of it,
  *   its commit read from its files; one with no commit yet is left out (and stays in the worktree).
- * - The dependency links codeloop made (`node_modules`, `.venv` to the checkout's) are left out, and only by a
- *   pathspec when git does not ignore them already: naming an ignored path makes `git add` fail, whatever form the
- *   `.gitignore` gives it (`node_modules`, `/node_modules`, `.venv*`, `**\/.venv`).
+ * - Dependency directories at the top (`node_modules`, `.venv`: the task's own installs, or an empty mount point) are
+ *   left out, and only by a pathspec when git does not ignore them already: naming an ignored path makes `git add`
+ *   fail, whatever form the `.gitignore` gives it (`node_modules`, `/node_modules`, `.venv*`, `**\/.venv`).
  */
 export async function stageAll(worktree: string): Promise<void> {
   const untracked = splitZ(await git(worktree, ['ls-files', '--others', '--exclude-standard', '-z'], { raw: true }));
-  const gitlinks = splitZ(await git(worktree, ['ls-files', '--stage', '-z'], { raw: true }))
-    .filter((line) => line.startsWith(`${GITLINK_MODE} `))
-    .map((line) => line.slice(line.indexOf('\t') + 1));
+  const staged = splitZ(await git(worktree, ['ls-files', '--stage', '-z'], { raw: true }));
+  const gitlinks = staged.filter((line) => line.startsWith(`${GITLINK_MODE} `)).map((line) => line.slice(line.indexOf('\t') + 1));
   const nested = readNestedRepositories(worktree, [...untracked.filter((entry) => entry.endsWith('/')), ...gitlinks]);
-  const leftOut = [...dependencyLinks(worktree), ...nested.map((repository) => repository.path)];
+  // A dependency directory the repository tracks (vendored) is the project's own: its changes are committed.
+  const tracked = (name: string) => staged.some((line) => line.includes(`\t${name}/`));
+  const leftOut = [...dependencyEntries(worktree).filter((name) => !tracked(name)), ...nested.map((repository) => repository.path)];
   const ignored = leftOut.length ? await ignoredAmong(worktree, leftOut) : new Set<string>();
   const exclusions = leftOut.filter((entry) => !ignored.has(entry)).map((entry) => `:(exclude,literal)${entry}`);
   await git(worktree, ['add', '-A', '--', '.', ...exclusions]);

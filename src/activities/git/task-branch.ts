@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { GitTrail, GitTrailEnd } from '../../shared/git-trail.js';
-import { commitAll, linkRepoDependencies, removeWorktrees, worktreeRoot } from './batch-repo.js';
+import { commitAll, removeWorktrees, worktreeRoot } from './batch-repo.js';
 import { git, tryGit } from './run-git.js';
 
 /** Under the worktree root, beside the batches' directories: a batch id cannot start with a dot. */
@@ -32,7 +32,6 @@ export async function startTaskBranch(input: { workspace: string; taskId: string
     await tryGit(repo, ['worktree', 'prune']);
     await git(repo, exists ? ['worktree', 'add', worktree, branch] : ['worktree', 'add', '-b', branch, worktree, base]);
   }
-  await linkRepoDependencies(repo, worktree);
   const below = path.relative(repo, await realpath(input.workspace));
   return { inPlace: false, repo, worktree, workspace: path.join(worktree, below), branch, base };
 }

@@ -9,7 +9,7 @@ import type { Sandbox } from './sandbox.js';
  * environment that `commandEnv` copies allow-listed names from; it is not configuration.
  */
 export function createActivityShell(sandbox: Sandbox, env: NodeJS.ProcessEnv = process.env): WorkspaceShell {
-  return (command, { workspace, timeoutMs, access }) => {
+  const shell: WorkspaceShell = (command, { workspace, timeoutMs, access }) => {
     const context = Context.current();
     return runProcess({
       command,
@@ -22,4 +22,5 @@ export function createActivityShell(sandbox: Sandbox, env: NodeJS.ProcessEnv = p
       onProgress: () => context.heartbeat(),
     });
   };
+  return Object.assign(shell, { sandboxMode: sandbox.mode });
 }

@@ -1,5 +1,4 @@
-import { dependencyMounts } from '../dependency-links.js';
-import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync, type Stats } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readlinkSync, type Stats } from 'node:fs';
 import path from 'node:path';
 
 /** System directories bound read-only: programs, libraries and the configuration they read. */
@@ -96,37 +95,6 @@ export function privateEntries(root: string, depth: number): { file: string; dir
   };
   walk(root, 1);
   return found;
-}
-
-/**
- * Binds for a git checkout's metadata: the workspace's `.git` read-only, so nothing the agent runs can plant a hook
- * or a config entry that codeloop's own git (outside the sandbox) would run; for a worktree, whose `.git` is a file,
- * the repository's shared metadata read-only too, so `git status` and `git diff` still work inside, and the
- * repository's installed dependencies its worktree links to (see `linkDependencies`).
- */
-export function gitMounts(workspace: string): string[] {
-  const dotGit = path.join(workspace, '.git');
-  const entry = entryAt(dotGit);
-  if (entry?.isDirectory()) return ['--ro-bind', dotGit, dotGit];
-  if (!entry?.isFile()) return [];
-  // The `.git` file itself too: pointed at a directory the agent made, it would hand codeloop's git the agent's config.
-  const file = ['--ro-bind', dotGit, dotGit];
-  const gitdir = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, 'utf8'))?.[1]?.trim();
-  if (!gitdir) return file;
-  const worktreeDir = path.resolve(workspace, gitdir);
-  const commonFile = path.join(worktreeDir, 'commondir');
-  const common = existsSync(commonFile) ? path.resolve(worktreeDir, readFileSync(commonFile, 'utf8').trim()) : worktreeDir;
-  if (!isDirectory(common)) return file;
-  const repo = path.basename(common) === '.git' ? path.dirname(common) : undefined;
-  return [...file, '--ro-bind', common, common, ...dependencyMounts(workspace, repo)];
-}
-
-function isDirectory(file: string): boolean {
-  try {
-    return statSync(file).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 function entryAt(file: string): Stats | undefined {

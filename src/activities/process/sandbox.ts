@@ -1,9 +1,13 @@
 import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { loadConfig, type SandboxConfig } from '../../config.js';
 import { DEFAULT_ACCESS, type CommandAccess, type SandboxMode } from '../../shared/command-access.js';
 import { findExecutable } from './find-executable.js';
 import { createProcessLimit } from './process-limit.js';
-import { gitMounts, readOnlyMounts } from './sandbox-mounts.js';
+import { readOnlyMounts } from './sandbox-mounts.js';
+import { workspaceMounts, type Overlay } from './workspace-mounts.js';
 
 export { DEFAULT_ACCESS, type CommandAccess } from '../../shared/command-access.js';
 
@@ -63,14 +67,19 @@ export function createSandbox(env: NodeJS.ProcessEnv = process.env, settings: Sa
   }
   const mounts = readOnlyMounts(env.PATH ?? '', settings.readOnly);
   const limit = createProcessLimit(MAX_PROCESSES);
+  const overlays = probeOverlays(env.PATH ?? process.env.PATH ?? '');
   const sandbox: Sandbox = {
     mode: 'on',
     description:
       `commands run sandboxed by ${bwrap}` +
       (limit
         ? `, at most ${MAX_PROCESSES} processes each (${limit.location})`
-        : '; no process-count limit: this host lets the worker create no pids cgroup'),
+        : '; no process-count limit: this host lets the worker create no pids cgroup') +
+      (overlays.usable
+        ? '; dependency directories of a checkout are copy-on-write in its task worktrees'
+        : `; dependency directories of a checkout are read-only in its task worktrees (no overlay: ${overlays.why})`),
     launch(command, { workspace, access }) {
+      const view = workspaceMounts(workspace, { dependencies: access.dependencies ?? 'checkout', overlays: overlays.usable });
       const args = [
         ...['--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--new-session', '--cap-drop', 'ALL'],
         ...['--uid', SANDBOX_UID, '--gid', SANDBOX_UID, '--hostname', 'codeloop'],
@@ -78,10 +87,12 @@ export function createSandbox(env: NodeJS.ProcessEnv = process.env, settings: Sa
         // The private /tmp and home first, so that toolchains and read-only binds under /tmp stay visible.
         ...['--proc', '/proc', '--dev', '/dev', '--size', String(TMP_BYTES), '--tmpfs', '/tmp', '--tmpfs', SANDBOX_HOME],
         ...mounts,
-        ...['--bind', workspace, workspace, ...gitMounts(workspace), '--chdir', workspace],
+        ...view.args,
+        ...['--chdir', view.cwd],
         ...['bash', '-c', `ulimit -f ${MAX_FILE_KIB}; ${command}`],
       ];
-      const entered = limit?.enter([bwrap, ...args]) ?? { argv: [bwrap, ...args], release: async () => undefined };
+      const argv = withOverlays(view.overlays, [bwrap, ...args]);
+      const entered = limit?.enter(argv) ?? { argv, release: async () => undefined };
       return { file: entered.argv[0], args: entered.argv.slice(1), home: SANDBOX_HOME, release: entered.release };
     },
   };
@@ -98,6 +109,38 @@ function unsandboxed(env: NodeJS.ProcessEnv): Sandbox {
       return { file: 'timeout', args, home: env.HOME ?? '/tmp', release: async () => undefined };
     },
   };
+}
+
+/**
+ * Mounts the overlays (in a user and mount namespace of their own, as its root) and then runs `argv` (bubblewrap,
+ * which makes the sandbox's own namespaces inside that one and sees the overlays where they are mounted). Option
+ * strings cannot hold a comma or colon safely; `workspaceMounts` binds such paths read-only instead.
+ */
+function withOverlays(overlays: Overlay[], argv: string[]): string[] {
+  if (overlays.length === 0) return argv;
+  const mount =
+    'while [ "$1" != -- ]; do mount -t overlay overlay -o "lowerdir=$1,upperdir=$2,workdir=$3,userxattr" "$4" || exit 125; shift 4; done; shift; exec "$@"';
+  const specs = overlays.flatMap(({ lower, upper, work, merged }) => [lower, upper, work, merged]);
+  return ['unshare', '--user', '--map-root-user', '--mount', '--', 'sh', '-c', mount, 'sh', ...specs, '--', ...argv];
+}
+
+/** Whether this host lets the worker mount an overlay in a user namespace of its own (Linux 5.11+, util-linux). */
+function probeOverlays(searchPath: string): { usable: true } | { usable: false; why: string } {
+  if (!findExecutable('unshare', [], searchPath)) return { usable: false, why: 'unshare (util-linux) is not installed' };
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'codeloop-overlay-probe-'));
+  try {
+    const parts = ['lower', 'upper', 'work', 'merged'].map((part) => path.join(dir, part));
+    for (const part of parts) mkdirSync(part);
+    const argv = withOverlays(
+      [{ lower: parts[0], upper: parts[1], work: parts[2], merged: parts[3] }],
+      ['touch', path.join(parts[3], 'x')],
+    );
+    const result = spawnSync(argv[0], argv.slice(1), { encoding: 'utf8', timeout: 10_000 });
+    if (result.status === 0 && existsSync(path.join(parts[1], 'x'))) return { usable: true };
+    return { usable: false, why: (result.stderr || result.error?.message || `exit ${result.status}`).trim().split('\n')[0] };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** A sandbox that cannot start a trivial command would fail every task; better to say so at start-up. */

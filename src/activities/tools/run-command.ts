@@ -6,22 +6,29 @@ import { countSandboxRefusal } from '../activity-metrics.js';
 import { deniedReason } from '../process/deny-list.js';
 import type { ProcessResult } from '../process/run-process.js';
 import type { CommandAccess } from '../process/sandbox.js';
+import type { SandboxMode } from '../../shared/command-access.js';
 import type { ToolOutcome } from './tool-outcome.js';
 
 /**
  * Runs a shell command in a workspace, in the worker's sandbox; injected so tests and the worker share one
  * implementation. `access` is what the task lets its commands reach (network, named variables); none by default.
  */
-export type WorkspaceShell = (
+export type WorkspaceShell = ((
   command: string,
   options: { workspace: string; timeoutMs: number; access?: CommandAccess },
-) => Promise<ProcessResult>;
+) => Promise<ProcessResult>) & {
+  /**
+   * Whether its commands run in the sandbox, which shows a task worktree at its checkout's path with the checkout's
+   * dependencies (see `workspaceMounts`); unsandboxed they see the worktree as it is. Unset: the sandbox.
+   */
+  readonly sandboxMode?: SandboxMode;
+};
 
 /** The shell with a task's access applied, for a call's own commands and its linters alike. */
-export const withAccess =
-  (shell: WorkspaceShell, access: CommandAccess | undefined): WorkspaceShell =>
-  (command, options) =>
-    shell(command, { ...options, access });
+export const withAccess = (shell: WorkspaceShell, access: CommandAccess | undefined): WorkspaceShell =>
+  Object.assign((command: string, options: Parameters<WorkspaceShell>[1]) => shell(command, { ...options, access }), {
+    sandboxMode: shell.sandboxMode,
+  });
 
 /** One argument for a `WorkspaceShell` command line, single-quoted so the shell takes it literally. */
 export const shellQuote = (value: string): string => `'${value.replace(/'/g, `'\\''`)}'`;

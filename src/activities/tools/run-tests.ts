@@ -9,6 +9,8 @@ import { resolveInWorkspace } from './workspace-path.js';
 import { observe, refuse } from './tool-outcome.js';
 import { failingTests, firstFailure } from './test-report.js';
 import type { WorkspaceConfig } from '../../shared/gates.js';
+import type { SandboxMode } from '../../shared/command-access.js';
+import { dependencyDir } from '../dependency-links.js';
 import { readWorkspaceConfig } from '../verification/workspace-config.js';
 
 /**
@@ -20,6 +22,7 @@ export function detectTestCommand(
   workspace: string,
   packageJson: PackageManifest = readPackageManifest(workspace),
   config: WorkspaceConfig['test'] = readWorkspaceConfig(workspace).test,
+  sandboxMode?: SandboxMode,
 ): string | undefined {
   if (config?.command) return config.command;
   if (packageJson.state === 'read') {
@@ -32,7 +35,9 @@ export function detectTestCommand(
     existsSync(path.join(workspace, name)),
   );
   if (!python) return undefined;
-  const venvPython = ['.venv/bin/python', 'venv/bin/python'].map((p) => path.join(workspace, p)).find(existsSync);
+  const venvPython = (['.venv', 'venv'] as const)
+    .map((venv) => path.join(dependencyDir(workspace, venv, sandboxMode), 'bin/python'))
+    .find(existsSync);
   return `${venvPython ?? 'python3'} -m pytest -q`;
 }
 
@@ -59,7 +64,7 @@ export async function runWorkspaceTests(
     } catch (error) {
       refuse(`${(error as Error).message}; fix it so run_tests knows how to run the tests`);
     }
-    const base = detectTestCommand(workspace, packageJson, config);
+    const base = detectTestCommand(workspace, packageJson, config, shell.sandboxMode);
     if (!base) {
       return {
         content: 'no test runner found: add a "test" script to package.json, pytest tests, or "test": "<command>" to codeloop.json',

@@ -1,6 +1,7 @@
 import { lstatSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { countSandboxRefusal } from '../activity-metrics.js';
+import { worktreeViewOf } from '../process/worktree-view.js';
 import { refuse } from './tool-outcome.js';
 
 export interface WorkspacePath {
@@ -26,7 +27,7 @@ const MAX_SYMLINKS = 40;
  */
 export function resolveInWorkspace(workspace: string, requested: string): WorkspacePath {
   const root = realpathSync(workspace);
-  const real = realPath(path.resolve(root, requested), requested);
+  const real = realPath(path.resolve(root, asSeenOnHost(root, requested)), requested);
   const relative = path.relative(root, real);
   if (relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) {
     countSandboxRefusal('path_outside_workspace');
@@ -74,4 +75,17 @@ function entryAt(file: string): Stats | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A task worktree's commands see it at its checkout's path (see `workspaceMounts`), so their output names files
+ * there; such an absolute path is taken for the same file in the worktree.
+ */
+function asSeenOnHost(root: string, requested: string): string {
+  if (!path.isAbsolute(requested)) return requested;
+  const view = worktreeViewOf(root);
+  if (!view) return requested;
+  const inside = path.join(view.checkout, view.below);
+  const relative = path.relative(inside, requested);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative)) ? path.join(root, relative) : requested;
 }

@@ -3,6 +3,8 @@ import path from 'node:path';
 import { COMMAND_OUTPUT_CHARS } from '../../shared/constants.js';
 import type { GateResult, GateSpec } from '../../shared/gates.js';
 import { truncateMiddle } from '../../text/truncate.js';
+import type { SandboxMode } from '../../shared/command-access.js';
+import { dependencyDir } from '../dependency-links.js';
 import { findExecutable } from '../process/find-executable.js';
 import { asRecord, readManifest, readPackageManifest } from '../tech-stack.js';
 import { IGNORED_DIRECTORIES } from '../tools/ignored-paths.js';
@@ -17,7 +19,7 @@ const DEFAULT_GATE_SECONDS = 300;
  * The gates a finished task must pass: the workspace's `codeloop.json` gates when it has them, otherwise what its
  * manifests show: tests, lint, type check, build.
  */
-export function detectGates(workspace: string): GateSpec[] {
+export function detectGates(workspace: string, sandboxMode?: SandboxMode): GateSpec[] {
   const config = readWorkspaceConfig(workspace);
   if (config.gates) return config.gates;
   const gates: GateSpec[] = [];
@@ -27,17 +29,20 @@ export function detectGates(workspace: string): GateSpec[] {
     const scripts = asRecord(packageJson.manifest.scripts) ?? {};
     if (scripts.lint) add('lint', 'npm run lint --silent');
     if (scripts.typecheck) add('typecheck', 'npm run typecheck --silent');
-    else if (existsSync(path.join(workspace, 'tsconfig.json')) && existsSync(path.join(workspace, 'node_modules/.bin/tsc'))) {
+    else if (
+      existsSync(path.join(workspace, 'tsconfig.json')) &&
+      existsSync(path.join(dependencyDir(workspace, 'node_modules', sandboxMode), '.bin/tsc'))
+    ) {
       add('typecheck', 'node_modules/.bin/tsc --noEmit');
     }
     if (scripts.build) add('build', 'npm run build --silent');
   }
   const python = ['pyproject.toml', 'setup.py', 'setup.cfg', 'requirements.txt'].some((name) => existsSync(path.join(workspace, name)));
   if (python) {
-    const ruff = findExecutable('ruff', [path.join(workspace, '.venv/bin/ruff')]);
+    const ruff = findExecutable('ruff', [path.join(dependencyDir(workspace, '.venv', sandboxMode), 'bin/ruff')]);
     if (ruff) add('ruff', `${ruff} check --no-fix --output-format concise .`);
   }
-  const tests = detectTestCommand(workspace, packageJson, config.test);
+  const tests = detectTestCommand(workspace, packageJson, config.test, sandboxMode);
   if (tests && (config.test?.command || tests.startsWith('npm') || hasPythonTests(workspace))) add('tests', tests.replace(/ --$/, ''));
   return gates;
 }

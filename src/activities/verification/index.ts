@@ -10,7 +10,7 @@ export { readWorkspaceConfig } from './workspace-config.js';
 export function createVerificationActivities(deps: { shell: WorkspaceShell }) {
   return {
     async detectGates(workspace: string): Promise<GateSpec[]> {
-      return detectGates(workspace);
+      return detectGates(workspace, deps.shell.sandboxMode);
     },
     async runVerification(call: { workspace: string; gate: GateSpec; access?: CommandAccess; baseline?: GateResult }): Promise<GateResult> {
       return runGate(withAccess(deps.shell, call.access), call.workspace, call.gate, call.baseline);

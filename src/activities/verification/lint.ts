@@ -3,6 +3,8 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { LINT_OUTPUT_CHARS } from '../../shared/constants.js';
 import { truncateEnd } from '../../text/truncate.js';
+import type { SandboxMode } from '../../shared/command-access.js';
+import { dependencyDir } from '../dependency-links.js';
 import { findExecutable } from '../process/find-executable.js';
 import { readProjectFile } from '../project-file.js';
 import type { ProcessResult } from '../process/run-process.js';
@@ -89,11 +91,12 @@ export async function lintFile(
     const errors = introduced.length ? truncateEnd(formatFindings(file, introduced), LINT_OUTPUT_CHARS) : undefined;
     return { linter, errors, preExisting };
   };
-  const local = (name: string) => localBin(workspace, name);
-  const hasEslint = () => usesEslint(workspace);
+  const local = (name: string) => localBin(workspace, name, shell.sandboxMode);
+  const hasEslint = () => usesEslint(workspace, shell.sandboxMode);
 
   if (extension === '.py') {
-    const ruff = findExecutable('ruff', [path.join(workspace, '.venv/bin/ruff'), path.join(workspace, 'venv/bin/ruff')], searchPath);
+    const venvs = (['.venv', 'venv'] as const).map((venv) => path.join(dependencyDir(workspace, venv, shell.sandboxMode), 'bin/ruff'));
+    const ruff = findExecutable('ruff', venvs, searchPath);
     if (ruff) {
       const check = (target: string) => `${shellQuote(ruff)} check --no-fix --quiet --output-format json ${target}`;
       return runAgainstCommitted('ruff', check, `--stdin-filename ${shellQuote(file)} -`, parseRuffFindings);
@@ -107,7 +110,7 @@ export async function lintFile(
       const check = (target: string) => `${shellQuote(local('eslint'))} --format json ${target}`;
       return runAgainstCommitted('eslint', check, `--stdin --stdin-filename ${shellQuote(file)}`, parseEslintFindings);
     }
-    if (extension.includes('t') && extension !== '.js' && usesTypeChecker(workspace)) {
+    if (extension.includes('t') && extension !== '.js' && usesTypeChecker(workspace, shell.sandboxMode)) {
       try {
         return await typeCheck(shell, workspace, file);
       } catch (error) {
@@ -135,13 +138,14 @@ export async function lintFile(
   return undefined;
 }
 
-const localBin = (workspace: string, name: string) => path.join(workspace, 'node_modules', '.bin', name);
-const usesEslint = (workspace: string) =>
-  existsSync(localBin(workspace, 'eslint')) && ESLINT_CONFIGS.some((name) => existsSync(path.join(workspace, name)));
+const localBin = (workspace: string, name: string, sandboxMode?: SandboxMode) =>
+  path.join(dependencyDir(workspace, 'node_modules', sandboxMode), '.bin', name);
+const usesEslint = (workspace: string, sandboxMode?: SandboxMode) =>
+  existsSync(localBin(workspace, 'eslint', sandboxMode)) && ESLINT_CONFIGS.some((name) => existsSync(path.join(workspace, name)));
 
 /** TypeScript edits get the incremental type checker: a `tsconfig.json`, and no eslint (which has its own word). */
-export function usesTypeChecker(workspace: string): boolean {
-  return !usesEslint(workspace) && existsSync(path.join(workspace, 'tsconfig.json'));
+export function usesTypeChecker(workspace: string, sandboxMode?: SandboxMode): boolean {
+  return !usesEslint(workspace, sandboxMode) && existsSync(path.join(workspace, 'tsconfig.json'));
 }
 
 /**
