@@ -5,7 +5,12 @@ import { METRICS, type MetricSpec } from '../shared/metrics.js';
  * What the workspace boundary refused: a command on the deny-list, a path or glob that leads out of the workspace,
  * a write under `.git`. Few and fixed, so each is a label value an alert can name.
  */
-export type SandboxRefusal = 'denied_command' | 'path_outside_workspace' | 'pattern_outside_workspace' | 'git_directory_write';
+export type SandboxRefusal =
+  | 'denied_command'
+  | 'path_outside_workspace'
+  | 'pattern_outside_workspace'
+  | 'git_directory_write'
+  | 'network_host_not_allowed';
 
 /**
  * The running activity's meter, which labels every figure with its namespace, task queue and activity type and

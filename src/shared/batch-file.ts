@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { parse as parseYaml } from 'yaml';
 import { TasksFileSchema, type BatchTask } from './batch-input.js';
 import { ErrorType } from './errors.js';
+import { widensNetwork, type Network } from './network-access.js';
 import { describeIssues } from './validation.js';
 
 /** YAML or JSON, by file name; YAML is a superset of JSON, so `.json` files parse either way. */
@@ -24,7 +25,7 @@ export function parseBatchFile(text: string, name: string): Record<string, unkno
 
 /** What the operator's batch input lets every task's commands have: a tasks file may ask for less, never more. */
 export interface OperatorAccess {
-  network: 'off' | 'on';
+  network: Network;
   env: string[];
 }
 
@@ -49,7 +50,8 @@ function wideningOf(task: BatchTask, access: OperatorAccess): string[] {
   const problems: string[] = [];
   if (task.workspace !== undefined) problems.push(`names a workspace (${task.workspace})`);
   if (task.hostQueue !== undefined) problems.push(`names a host (${task.hostQueue})`);
-  if (task.network === 'on' && access.network !== 'on') problems.push('asks for network "on", which the batch does not give');
+  if (task.network !== undefined && widensNetwork(access.network, task.network))
+    problems.push(`asks for network ${JSON.stringify(task.network)}, which the batch does not give`);
   const extra = (task.env ?? []).filter((variable) => !access.env.includes(variable));
   if (extra.length > 0) problems.push(`asks for env ${extra.join(', ')}, beyond the batch's env`);
   return problems;

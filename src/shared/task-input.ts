@@ -5,6 +5,7 @@ import { DEFAULT_MAX_ITERATIONS } from './constants.js';
 import { GATE_MODES } from './gates.js';
 import { objectWithKnownKeys, parseOrFail } from './validation.js';
 import { builtOnce } from './built-once.js';
+import { NetworkSchema } from './network-access.js';
 
 /** Field rules a batch's tasks share with the task input, so a batch accepts exactly what its child tasks will. */
 export const TaskTitleSchema = builtOnce('task-input/TaskTitleSchema', () => z.string().trim().min(1).max(200));
@@ -20,8 +21,7 @@ export const WorkspacePathSchema = builtOnce('task-input/WorkspacePathSchema', (
 );
 export const MaxIterationsSchema = builtOnce('task-input/MaxIterationsSchema', () => z.number().int().min(1).max(1000));
 export const ComplexitySchema = builtOnce('task-input/ComplexitySchema', () => z.number().int().min(1).max(5));
-/** Whether the task's commands may use the network: `on` shares the worker's network with the sandbox. */
-export const NetworkSchema = builtOnce('task-input/NetworkSchema', () => z.enum(['off', 'on']));
+export { NetworkSchema };
 export const GIT_MODES = ['branch', 'in-place'] as const;
 /**
  * codeloop's own credentials: the model key and the payload store's keys and address. No input can hand them to a

@@ -1,3 +1,4 @@
+import { runInTaskEnvironment } from '../../src/activities/environment/run-in-environment.js';
 import { runProcess } from '../../src/activities/process/run-process.js';
 import { createSandbox, type CommandAccess } from '../../src/activities/process/sandbox.js';
 import type { WorkspaceShell } from '../../src/activities/tools/run-command.js';
@@ -11,7 +12,7 @@ export const unsandboxed = createSandbox({ ...process.env, CODELOOP_SANDBOX: 'of
 /** A `WorkspaceShell` as the worker builds it, outside an activity: the sandbox and the worker's `env`. */
 export function sandboxedShell(env: NodeJS.ProcessEnv = process.env, sandbox = testSandbox): WorkspaceShell {
   const shell: WorkspaceShell = (command, { workspace, timeoutMs, access }) =>
-    runProcess({ command, cwd: workspace, timeoutMs, env, sandbox, access });
+    runInTaskEnvironment({ command, cwd: workspace, timeoutMs, env, sandbox, access });
   return Object.assign(shell, { sandboxMode: sandbox.mode });
 }
 

@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { WorkspaceShell } from '../tools/run-command.js';
-import { runProcess } from './run-process.js';
+import { runInTaskEnvironment } from '../environment/run-in-environment.js';
 import type { Sandbox } from './sandbox.js';
 
 /**
@@ -11,7 +11,7 @@ import type { Sandbox } from './sandbox.js';
 export function createActivityShell(sandbox: Sandbox, env: NodeJS.ProcessEnv = process.env): WorkspaceShell {
   const shell: WorkspaceShell = (command, { workspace, timeoutMs, access }) => {
     const context = Context.current();
-    return runProcess({
+    return runInTaskEnvironment({
       command,
       cwd: workspace,
       timeoutMs,

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { commandEnv } from './command-env.js';
 import { OutputCapture } from './output-capture.js';
 import { DEFAULT_ACCESS, type CommandAccess, type Sandbox } from './sandbox.js';
+import type { TaskNetwork } from '../environment/task-network.js';
 
 export interface ProcessRequest {
   /** A shell command line, run by `bash -c`. */
@@ -17,6 +18,8 @@ export interface ProcessRequest {
   signal?: AbortSignal;
   /** Called every few seconds while the process runs, so a long command keeps its activity alive. */
   onProgress?: () => void;
+  /** The task's own network namespace to run in (see `runInTaskEnvironment`). */
+  network?: TaskNetwork;
 }
 
 export interface ProcessResult {
@@ -34,6 +37,8 @@ export interface ProcessResult {
   durationMs: number;
   /** The seconds the command was allowed. */
   timeoutSeconds: number;
+  /** `host:port` of each connection the task's proxy refused while it ran (see `runInTaskEnvironment`). */
+  networkDenied?: string[];
 }
 
 const KILL_GRACE_MS = 2_000;
@@ -52,10 +57,10 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
   const started = Date.now();
   const timeoutSeconds = Math.max(1, Math.ceil(request.timeoutMs / 1000));
   const access = request.access ?? DEFAULT_ACCESS;
-  const launch = request.sandbox.launch(request.command, { workspace: request.cwd, access, timeoutSeconds });
+  const launch = request.sandbox.launch(request.command, { workspace: request.cwd, access, timeoutSeconds, network: request.network });
   const child = spawn(launch.file, launch.args, {
     cwd: request.cwd,
-    env: commandEnv(request.env, access.env, launch.home),
+    env: { ...commandEnv(request.env, access.env, launch.home), ...request.network?.env },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

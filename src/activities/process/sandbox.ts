@@ -8,6 +8,7 @@ import { findExecutable } from './find-executable.js';
 import { createProcessLimit } from './process-limit.js';
 import { readOnlyMounts } from './sandbox-mounts.js';
 import { workspaceMounts, type Overlay } from './workspace-mounts.js';
+import type { TaskNetwork } from '../environment/task-network.js';
 
 export { DEFAULT_ACCESS, type CommandAccess } from '../../shared/command-access.js';
 
@@ -25,7 +26,10 @@ export interface Sandbox {
   readonly mode: SandboxMode;
   /** One line for the worker's start-up log. */
   readonly description: string;
-  launch(command: string, options: { workspace: string; access: CommandAccess; timeoutSeconds: number }): Launch;
+  /** bubblewrap's path, for a sandbox that uses it (the task network namespace's holder runs in one too). */
+  readonly bwrap?: string;
+  /** `network`: the task's own network namespace (see `TaskNetwork`), for a command that joins it. */
+  launch(command: string, options: { workspace: string; access: CommandAccess; timeoutSeconds: number; network?: TaskNetwork }): Launch;
 }
 
 /** Processes one command may have at once; a fork bomb stops here. */
@@ -70,6 +74,7 @@ export function createSandbox(env: NodeJS.ProcessEnv = process.env, settings: Sa
   const overlays = probeOverlays(env.PATH ?? process.env.PATH ?? '');
   const sandbox: Sandbox = {
     mode: 'on',
+    bwrap,
     description:
       `commands run sandboxed by ${bwrap}` +
       (limit
@@ -78,12 +83,12 @@ export function createSandbox(env: NodeJS.ProcessEnv = process.env, settings: Sa
       (overlays.usable
         ? '; dependency directories of a checkout are copy-on-write in its task worktrees'
         : `; dependency directories of a checkout are read-only in its task worktrees (no overlay: ${overlays.why})`),
-    launch(command, { workspace, access }) {
+    launch(command, { workspace, access, network }) {
       const view = workspaceMounts(workspace, { dependencies: access.dependencies ?? 'checkout', overlays: overlays.usable });
       const args = [
         ...['--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--new-session', '--cap-drop', 'ALL'],
         ...['--uid', SANDBOX_UID, '--gid', SANDBOX_UID, '--hostname', 'codeloop'],
-        ...(access.network === 'on' ? ['--share-net'] : []),
+        ...(access.network === 'on' || network ? ['--share-net'] : []),
         // The private /tmp and home first, so that toolchains and read-only binds under /tmp stay visible.
         ...['--proc', '/proc', '--dev', '/dev', '--size', String(TMP_BYTES), '--tmpfs', '/tmp', '--tmpfs', SANDBOX_HOME],
         ...mounts,
@@ -91,7 +96,7 @@ export function createSandbox(env: NodeJS.ProcessEnv = process.env, settings: Sa
         ...['--chdir', view.cwd],
         ...['bash', '-c', `ulimit -f ${MAX_FILE_KIB}; ${command}`],
       ];
-      const argv = withOverlays(view.overlays, [bwrap, ...args]);
+      const argv = [...(network?.enter ?? []), ...withOverlays(view.overlays, [bwrap, ...args])];
       const entered = limit?.enter(argv) ?? { argv, release: async () => undefined };
       return { file: entered.argv[0], args: entered.argv.slice(1), home: SANDBOX_HOME, release: entered.release };
     },

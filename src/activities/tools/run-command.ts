@@ -54,7 +54,10 @@ export function describeRun(command: string, result: ProcessResult, maxChars: nu
     result.omittedBytes > 0
       ? `\n(the command wrote ${formatCount(result.outputBytes)} bytes of output; only its beginning and end were kept)`
       : '';
-  return `$ ${command}\n${describeEnding(result)}${cut}\n${output}`;
+  const denied = result.networkDenied?.length
+    ? `\n(the network refused ${result.networkDenied.join(', ')}: not on this task's network list)`
+    : '';
+  return `$ ${command}\n${describeEnding(result)}${cut}${denied}\n${output}`;
 }
 
 /** How a command ended, in words that cannot be mistaken: a timeout is never an exit code. */

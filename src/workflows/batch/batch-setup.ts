@@ -3,6 +3,7 @@ import type { BatchRepo } from '../../activities/git/index.js';
 import type { WorkspaceBinding } from '../../activities/workspace.js';
 import { batchIdFromWorkflowId, legacyBatchIdFromWorkflowId } from '../common/batch-id.js';
 import type { OperatorAccess } from '../../shared/batch-file.js';
+import type { Network } from '../../shared/network-access.js';
 import { assertValidDag, pinnedHosts, type BatchInput, type BatchTask } from '../../shared/batch-input.js';
 import type { BatchTaskState } from '../../shared/batch-state.js';
 import { hostIdOf } from '../../shared/host-queue.js';
@@ -65,7 +66,7 @@ export async function prepareBatch(
 
 /** What the batch input gives every task's commands (its `taskDefaults` first): a tasks file may ask for no more. */
 function operatorAccess(input: BatchInput): OperatorAccess {
-  const defaults = input.taskDefaults as { network?: 'off' | 'on'; env?: string[] };
+  const defaults = input.taskDefaults as { network?: Network; env?: string[] };
   return { network: defaults.network ?? input.network ?? 'off', env: defaults.env ?? input.env ?? [] };
 }
 
