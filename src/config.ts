@@ -92,6 +92,10 @@ const VariablesSchema = z.object({
     )
     .transform(directories)
     .default([]),
+  CODELOOP_PACKAGE_CACHE: z
+    .string()
+    .refine((dir) => path.isAbsolute(dir) || dir === 'off', must('an absolute directory, or "off"'))
+    .optional(),
   CODELOOP_MODEL: z.string().default(DEFAULT_MODEL),
   CODELOOP_MODEL_PLANNING: z.string().default(DEFAULT_PLANNING_MODEL),
   CODELOOP_MODEL_SUMMARY: z.string().default(DEFAULT_SUMMARY_MODEL),
@@ -173,6 +177,11 @@ export interface SandboxConfig {
   mode: SandboxMode;
   /** `CODELOOP_SANDBOX_READONLY`: more directories the sandbox binds read-only. */
   readOnly: readonly string[];
+  /**
+   * `CODELOOP_PACKAGE_CACHE`: where npm's, pip's and uv's caches are kept for the sandbox, one set per repository, so a
+   * second task's installs reuse the first's downloads; `off` for none. Default `~/.cache/codeloop/packages`.
+   */
+  packageCache?: string;
 }
 
 export interface ModelConfig {
@@ -265,7 +274,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Codel
       worktreesDir: variables.CODELOOP_WORKTREES_DIR,
       recordDir: variables.CODELOOP_RECORD,
     },
-    sandbox: { mode: variables.CODELOOP_SANDBOX, readOnly: variables.CODELOOP_SANDBOX_READONLY },
+    sandbox: {
+      mode: variables.CODELOOP_SANDBOX,
+      readOnly: variables.CODELOOP_SANDBOX_READONLY,
+      packageCache:
+        variables.CODELOOP_PACKAGE_CACHE === 'off'
+          ? undefined
+          : (variables.CODELOOP_PACKAGE_CACHE ?? path.join(os.homedir(), '.cache', 'codeloop', 'packages')),
+    },
     model: {
       models: { default: variables.CODELOOP_MODEL, planning: variables.CODELOOP_MODEL_PLANNING, summary: variables.CODELOOP_MODEL_SUMMARY },
     },

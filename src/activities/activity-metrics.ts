@@ -6,11 +6,7 @@ import { METRICS, type MetricSpec } from '../shared/metrics.js';
  * a write under `.git`. Few and fixed, so each is a label value an alert can name.
  */
 export type SandboxRefusal =
-  | 'denied_command'
-  | 'path_outside_workspace'
-  | 'pattern_outside_workspace'
-  | 'git_directory_write'
-  | 'network_host_not_allowed';
+  'denied_command' | 'path_outside_workspace' | 'pattern_outside_workspace' | 'git_directory_write' | 'network_host_not_allowed';
 
 /**
  * The running activity's meter, which labels every figure with its namespace, task queue and activity type and

@@ -1,4 +1,5 @@
 import { createBatchFileActivities } from './batch-files.js';
+import { createEnvironmentActivities } from './environment/index.js';
 import { createGitActivities } from './git/index.js';
 import { createModelActivities, type ModelDeps } from './model.js';
 import { createPlanFileActivities } from './plan-files.js';
@@ -25,6 +26,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createGitActivities(deps),
     ...createBatchFileActivities(),
     ...createPlanFileActivities(),
+    ...createEnvironmentActivities(deps),
   };
 }
 

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { builtOnce } from './built-once.js';
+import { NetworkSchema } from './network-access.js';
+import { NamedFileSchema, ServiceSchema } from './task-environment.js';
 
 /** A verification gate: a command whose success means the work is done, with a timeout of its own. */
 export interface GateSpec {
@@ -66,6 +68,16 @@ export const WorkspaceConfigSchema = builtOnce('gates/WorkspaceConfigSchema', ()
         z.object({ command: z.string().min(1).optional(), hooks: z.boolean().default(true) }).strict(),
       ])
       .optional(),
+    /**
+     * The task's environment, as the project's developers set theirs up: `setup` commands run in the task's sandbox
+     * before its first turn (its installs land in its own worktree), `files` gitignored files copied from the
+     * checkout, `services` started for the task. `network` may narrow the task's network, never widen it.
+     */
+    setup: z.array(z.string().min(1)).max(50).default([]),
+    setupTimeoutSeconds: z.number().int().min(1).max(3600).default(900),
+    files: z.array(NamedFileSchema).max(100).default([]),
+    services: z.array(ServiceSchema).max(10).default([]),
+    network: NetworkSchema.optional(),
   }),
 );
 export type WorkspaceConfig = z.output<typeof WorkspaceConfigSchema>;

@@ -1,4 +1,5 @@
 import { dependencyEntries } from '../dependency-links.js';
+import { namedFilesOf } from '../environment/named-files.js';
 import { readNestedRepositories } from './nested-repositories.js';
 import { git, tryGit } from './run-git.js';
 
@@ -11,6 +12,7 @@ const GITLINK_MODE = '160000';
  * - A nested repository (one the agent cloned, vendored or `git init`ed) is never entered: git itself would run
  *   `git status` inside it, with its config, and so its filters. It is staged as the gitlink git would make of it,
  *   its commit read from its files; one with no commit yet is left out (and stays in the worktree).
+ * - Named files copied from the checkout (`files` in `codeloop.json`: `.env.test` and the like) are left out too.
  * - Dependency directories at the top (`node_modules`, `.venv`: the task's own installs, or an empty mount point) are
  *   left out, and only by a pathspec when git does not ignore them already: naming an ignored path makes `git add`
  *   fail, whatever form the `.gitignore` gives it (`node_modules`, `/node_modules`, `.venv*`, `**\/.venv`).
@@ -22,7 +24,11 @@ export async function stageAll(worktree: string): Promise<void> {
   const nested = readNestedRepositories(worktree, [...untracked.filter((entry) => entry.endsWith('/')), ...gitlinks]);
   // A dependency directory the repository tracks (vendored) is the project's own: its changes are committed.
   const tracked = (name: string) => staged.some((line) => line.includes(`\t${name}/`));
-  const leftOut = [...dependencyEntries(worktree).filter((name) => !tracked(name)), ...nested.map((repository) => repository.path)];
+  const leftOut = [
+    ...dependencyEntries(worktree).filter((name) => !tracked(name)),
+    ...namedFilesOf(worktree),
+    ...nested.map((repository) => repository.path),
+  ];
   const ignored = leftOut.length ? await ignoredAmong(worktree, leftOut) : new Set<string>();
   const exclusions = leftOut.filter((entry) => !ignored.has(entry)).map((entry) => `:(exclude,literal)${entry}`);
   await git(worktree, ['add', '-A', '--', '.', ...exclusions]);

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -93,6 +94,7 @@ export function createSandbox(env: NodeJS.ProcessEnv = process.env, settings: Sa
         ...['--proc', '/proc', '--dev', '/dev', '--size', String(TMP_BYTES), '--tmpfs', '/tmp', '--tmpfs', SANDBOX_HOME],
         ...mounts,
         ...view.args,
+        ...packageCacheMounts(settings.packageCache, view.project),
         ...['--chdir', view.cwd],
         ...['bash', '-c', `ulimit -f ${MAX_FILE_KIB}; ${command}`],
       ];
@@ -114,6 +116,27 @@ function unsandboxed(env: NodeJS.ProcessEnv): Sandbox {
       return { file: 'timeout', args, home: env.HOME ?? '/tmp', release: async () => undefined };
     },
   };
+}
+
+/** Where npm, pip and uv keep their caches in the sandbox's home, and the directory of the cache set for each. */
+const PACKAGE_CACHES: [inside: string, name: string][] = [
+  [`${SANDBOX_HOME}/.npm`, 'npm'],
+  [`${SANDBOX_HOME}/.cache/pip`, 'pip'],
+  [`${SANDBOX_HOME}/.cache/uv`, 'uv'],
+];
+
+/**
+ * The package managers' caches, kept between commands and tasks of one repository (a task's installs then reuse what
+ * the one before downloaded): one set per repository, so what one project's tasks put there never reaches another's.
+ */
+function packageCacheMounts(root: string | undefined, project: string): string[] {
+  if (!root) return [];
+  const set = path.join(root, `${path.basename(project)}-${createHash('sha256').update(project).digest('hex').slice(0, 12)}`);
+  return PACKAGE_CACHES.flatMap(([inside, name]) => {
+    const dir = path.join(set, name);
+    mkdirSync(dir, { recursive: true });
+    return ['--bind', dir, inside];
+  });
 }
 
 /**

@@ -19,6 +19,8 @@ export interface WorkspaceMounts {
   args: string[];
   cwd: string;
   overlays: Overlay[];
+  /** The repository's checkout (or the workspace itself): what package caches are kept per. */
+  project: string;
 }
 
 /**
@@ -36,7 +38,8 @@ export type DependencySource = 'checkout' | 'own';
  */
 export function workspaceMounts(workspace: string, options: { dependencies: DependencySource; overlays: boolean }): WorkspaceMounts {
   const view = worktreeViewOf(workspace);
-  if (!view) return { args: ['--bind', workspace, workspace, ...checkoutGitMounts(workspace)], cwd: workspace, overlays: [] };
+  if (!view)
+    return { args: ['--bind', workspace, workspace, ...checkoutGitMounts(workspace)], cwd: workspace, overlays: [], project: workspace };
   const state = worktreeStateDir(view.worktree);
   mkdirSync(state, { recursive: true });
   const args = ['--bind', view.worktree, view.checkout, ...gitFileMounts(view, state)];
@@ -54,7 +57,7 @@ export function workspaceMounts(workspace: string, options: { dependencies: Depe
       args.push('--bind', merged, lower);
     }
   }
-  return { args, cwd: path.join(view.checkout, view.below), overlays };
+  return { args, cwd: path.join(view.checkout, view.below), overlays, project: view.checkout };
 }
 
 /**
