@@ -67,7 +67,7 @@ export default defineConfig({
           // Scripted tasks on published projects download them and run their suites: `npm run test:real`, also in CI.
           // `codeloop eval` on the built-in suite runs every case as a task: `npm run test:eval`.
           // The PostgreSQL-backed cluster, built by `npm run install-cluster`, starts and stops for real: `npm run test:cluster`.
-          exclude: [...UNIT_TESTS, 'tests/real-repos/**', 'tests/eval/**', 'tests/cluster/**', 'node_modules/**'],
+          exclude: [...UNIT_TESTS, 'tests/real-repos/**', 'tests/registries/**', 'tests/eval/**', 'tests/cluster/**', 'node_modules/**'],
         },
       },
     ],

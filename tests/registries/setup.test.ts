@@ -2,13 +2,14 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { prepareTaskEnvironment } from '../../../src/activities/environment/prepare-environment.js';
-import { stopEnvironment } from '../../../src/activities/environment/task-environments.js';
-import { startTaskBranch, finishTaskBranch } from '../../../src/activities/git/task-branch.js';
-import type { CommandAccess } from '../../../src/activities/process/sandbox.js';
-import { startNpmRegistry, type NpmRegistry } from '../../support/npm-registry.js';
-import { sandboxedShell } from '../../support/sandbox.js';
-import { fileOnBranch, makeGitRepo } from '../../support/workspace.js';
+import { prepareTaskEnvironment } from '../../src/activities/environment/prepare-environment.js';
+import { stopEnvironment } from '../../src/activities/environment/task-environments.js';
+import { startTaskBranch, finishTaskBranch } from '../../src/activities/git/task-branch.js';
+import type { CommandAccess } from '../../src/activities/process/sandbox.js';
+import { startNpmRegistry, type NpmRegistry } from '../support/npm-registry.js';
+import { startPythonIndex } from '../support/python-index.js';
+import { sandboxedShell } from '../support/sandbox.js';
+import { fileOnBranch, makeGitRepo } from '../support/workspace.js';
 
 /**
  * `setup` in codeloop.json against a real npm registry on the worker's loopback, through the task's network list:
@@ -111,3 +112,41 @@ test('codeloop.json may narrow the network the task was given, never widen it', 
     'registry.npmjs.org',
   ]);
 });
+
+test('a Python src layout: setup makes a virtualenv and installs the project editable from the loopback index; its tests import the worktree’s code', async () => {
+  const index = await startPythonIndex();
+  try {
+    index.addWheel('tinycalc', '1.0', 'def double(x):\n    return 2 * x\n');
+    const repo = makeGitRepo({
+      '.gitignore': '.venv\n',
+      'pyproject.toml':
+        '[build-system]\nrequires = ["setuptools>=64", "wheel"]\nbuild-backend = "setuptools.build_meta"\n\n' +
+        '[project]\nname = "app"\nversion = "0.1"\ndependencies = ["tinycalc"]\n\n[tool.setuptools.packages.find]\nwhere = ["src"]\n',
+      'src/app/__init__.py': 'from tinycalc import double\n\ndef quadruple(x):\n    return double(double(x))\n',
+      'tests/test_app.py': 'from app import quadruple\n\ndef test_quadruple():\n    assert quadruple(2) == 8\n',
+      'codeloop.json': JSON.stringify({
+        setup: ['python3 -m venv --system-site-packages .venv', `.venv/bin/pip install -q -e . --index-url ${index.url}`],
+      }),
+    });
+    const started = await startTaskBranch({ workspace: repo, taskId: 'setup-pip' });
+    if (started.inPlace) throw new Error('expected a branch');
+    const key = `setup-pip-${process.pid}-${Date.now()}`;
+    try {
+      const report = await prepareTaskEnvironment(shell, { workspace: started.workspace, network: [index.host], env: [], key });
+      expect(report.failed?.output).toBeUndefined();
+      // The task's own change, in the worktree: the editable install runs it, not the checkout's.
+      writeFileSync(
+        path.join(started.worktree, 'src/app/__init__.py'),
+        'from tinycalc import double\n\ndef quadruple(x):\n    return double(x)\n',
+      );
+      const access: CommandAccess = { network: [index.host], env: [], dependencies: 'own', environment: { key } };
+      const tests = await shell('.venv/bin/python -m pytest -q', { workspace: started.workspace, timeoutMs: 60_000, access });
+      expect(tests.output).toMatch(/assert 4 == 8/);
+      expect(existsSync(path.join(repo, '.venv'))).toBe(false);
+    } finally {
+      await stopEnvironment(key);
+    }
+  } finally {
+    await index.stop();
+  }
+}, 240_000);
