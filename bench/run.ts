@@ -14,6 +14,7 @@ import { benchSandboxCost } from './sandbox-cost.js';
 import { benchLintPerEdit } from './lint-per-edit.js';
 import { benchScale } from './scale.js';
 import { benchTaskQueueReads } from './task-queue-reads.js';
+import { benchTaskEnvironment } from './task-environment.js';
 
 const benches = {
   overhead: benchIterationOverhead,
@@ -25,6 +26,7 @@ const benches = {
   sandbox: benchSandboxCost,
   lint: benchLintPerEdit,
   scale: benchScale,
+  environment: benchTaskEnvironment,
 };
 
 async function main(): Promise<void> {

@@ -61,7 +61,12 @@ export class SandboxUnavailableError extends Error {}
  * where `PATH` (the toolchains to bind) and `HOME` (the unsandboxed command's home) come from: the host's layout, not
  * configuration.
  */
-export function createSandbox(env: NodeJS.ProcessEnv = process.env, settings: SandboxConfig = loadConfig(env).sandbox): Sandbox {
+export function createSandbox(
+  env: NodeJS.ProcessEnv = process.env,
+  settings: SandboxConfig = loadConfig(env).sandbox,
+  /** `overlays: false` shows a checkout's dependencies read-only, as on a host that cannot mount overlays (bench, tests). */
+  options: { overlays?: boolean } = {},
+): Sandbox {
   if (settings.mode === 'off') return unsandboxed(env);
   const bwrap = findExecutable('bwrap', [], env.PATH ?? process.env.PATH ?? '');
   if (!bwrap) {
@@ -72,7 +77,8 @@ export function createSandbox(env: NodeJS.ProcessEnv = process.env, settings: Sa
   }
   const mounts = readOnlyMounts(env.PATH ?? '', settings.readOnly);
   const limit = createProcessLimit(MAX_PROCESSES);
-  const overlays = probeOverlays(env.PATH ?? process.env.PATH ?? '');
+  const overlays =
+    options.overlays === false ? ({ usable: false, why: 'turned off' } as const) : probeOverlays(env.PATH ?? process.env.PATH ?? '');
   const sandbox: Sandbox = {
     mode: 'on',
     bwrap,
