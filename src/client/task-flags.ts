@@ -64,7 +64,17 @@ export const TASK_FLAGS: Record<Exclude<TaskField, 'description'>, FieldFlag> = 
   stallTimeout: text('--stall-timeout <duration>', 'no successful tool call for this long is a stall (default 5m)'),
   onStall: text('--on-stall <action>', 'retry (default), blocker or fail'),
   hostQueue: text('--host-queue <queue>', "pin the workspace tools to a host's queue, codeloop@<host-id>"),
-  network: text('--network <off|on>', "whether the task's commands may use the network (default off)"),
+  network: {
+    flag: '--network <off|on|hosts>',
+    help: "what the task's commands may reach: off (the default), on (the worker's network), or comma-separated hosts through a proxy, e.g. registry.npmjs.org,pypi.org",
+    read: (value) =>
+      value === 'off' || value === 'on'
+        ? value
+        : value
+            .split(',')
+            .map((host) => host.trim())
+            .filter(Boolean),
+  },
   env: list('--env <names>', "comma-separated worker variables the task's commands may see, e.g. NPM_TOKEN"),
   gates: text('--gates <mode>', 'no-regressions (default): no worse than at the start; strict: every gate passes'),
   git: text('--git <mode>', 'branch (default): work on codeloop/task/<id> in a worktree, a commit per iteration; in-place'),
