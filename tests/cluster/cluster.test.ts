@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -134,6 +134,39 @@ describe('codeloop cluster', () => {
     } finally {
       fake.setResponder(undefined);
     }
+  });
+
+  test("task start, batch start and plan print the cluster's Web UI, found from the cluster's own state", async () => {
+    // A queue no worker polls: the runs only need to exist. CODELOOP_UI_URL empty is unset, whatever the caller has.
+    const env = {
+      TEMPORAL_ADDRESS: cluster.address,
+      CODELOOP_DATA_DIR: root,
+      CODELOOP_TASK_QUEUE: uniqueName('links'),
+      CODELOOP_UI_URL: '',
+    };
+    const workspace = makeGitRepo();
+    writeFileSync(
+      path.join(root, 'links-batch.yaml'),
+      `workspace: ${workspace}\ntasks:\n  - id: a\n    title: Task a\n    description: write a.txt\n`,
+    );
+    writeFileSync(path.join(root, 'links-prd.md'), '# A note\n\nWrite NOTE.md.\n');
+    const runs = [
+      ['task', 'start', '--workspace', workspace, '--title', 'Links', 'Write a.txt'],
+      ['batch', 'start', path.join(root, 'links-batch.yaml')],
+      ['plan', path.join(root, 'links-prd.md'), '--workspace', workspace, '--no-wait'],
+    ];
+    for (const args of runs) {
+      const human = await runCli(args, env);
+      expect(human.code, human.stderr).toBe(0);
+      const workflowId = /^started (\S+)/.exec(human.stdout)![1];
+      expect(human.stdout).toContain(`web UI:  ${cluster.uiUrl}/namespaces/default/workflows/${encodeURIComponent(workflowId)}`);
+      const json = await runCli([...args, '--json'], env);
+      expect(json.code, json.stderr).toBe(0);
+      const started = JSON.parse(json.stdout) as { workflowId: string; url: string };
+      expect(started.url).toBe(`${cluster.uiUrl}/namespaces/default/workflows/${encodeURIComponent(started.workflowId)}`);
+      for (const id of [workflowId, started.workflowId]) await temporal.client.workflow.getHandle(id).terminate('link test');
+    }
+    expect(cluster.uiUrl).not.toContain('8233');
   });
 
   test('restarts each process on its own while the others keep running, and tasks go on', async () => {
