@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { ClusterPorts } from './ports.js';
 import type { PrivatePostgres } from './postgres.js';
@@ -20,10 +20,14 @@ export const SCHEMA_SCRIPT = path.join(projectRoot, 'deploy', 'temporal-schema.s
  * Copies the configuration into the cluster's data directory, so that every service of a running cluster, restarted
  * one at a time, reads the same configuration whatever happens to the checkout meanwhile. Returns the directory.
  */
-export function installServerConfig(dataDir: string): string {
+export function installServerConfig(dataDir: string, source = SERVER_CONFIG_SOURCE): string {
   const dir = path.join(dataDir, 'temporal');
   mkdirSync(dir, { recursive: true });
-  for (const file of SERVER_CONFIG_FILES) copyFileSync(path.join(SERVER_CONFIG_SOURCE, file), path.join(dir, file));
+  for (const file of SERVER_CONFIG_FILES) {
+    const from = path.join(source, file);
+    if (existsSync(from)) copyFileSync(from, path.join(dir, file));
+    else rmSync(path.join(dir, file), { force: true });
+  }
   return dir;
 }
 
