@@ -8,10 +8,11 @@ import type { ClusterTools } from './tools.js';
 
 /**
  * The server's configuration, shared with docker-compose.yml: `codeloop.yaml` is a template the server renders itself
- * from environment variables, and `run-service.sh` starts one service from it. Compose mounts this directory.
+ * from environment variables, `run-service.sh` starts one service from it, and `dynamic-config.yaml` holds the
+ * settings the server reads while it runs. Compose mounts this directory.
  */
 export const SERVER_CONFIG_SOURCE = path.join(projectRoot, 'deploy', 'temporal');
-export const SERVER_CONFIG_FILES = ['codeloop.yaml', 'run-service.sh'] as const;
+export const SERVER_CONFIG_FILES = ['codeloop.yaml', 'run-service.sh', 'dynamic-config.yaml'] as const;
 
 /** The schema one-shot, shared with docker-compose.yml too. */
 export const SCHEMA_SCRIPT = path.join(projectRoot, 'deploy', 'temporal-schema.sh');

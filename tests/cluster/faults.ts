@@ -29,17 +29,20 @@ const starting = (batch: FaultBatch) => waitForBatch(batch.handle, (state) => st
 
 type Moment = (batch: FaultBatch) => Promise<BatchStateSnapshot>;
 
-/** A Temporal service SIGKILLed at `moment` and started again `downMs` later. */
-function serviceKilled(service: ClusterProcessName, moment: Moment, downMs: number): Fault['strike'] {
+/**
+ * A Temporal service SIGKILLed at `moment` and started again `downMs` later. A short outage is part of the fault, and
+ * the recovery counts from the kill; a long one (`fromReturn`) is the fault's own doing, and it counts from the return.
+ */
+function serviceKilled(service: ClusterProcessName, moment: Moment, downMs: number, { fromReturn = false } = {}): Fault['strike'] {
   return async (rig, batch, whileDown) => {
     await moment(batch);
-    const at = Date.now();
+    const killed = Date.now();
     await rig.cluster.kill(service);
     await Promise.all([sleep(downMs), whileDown?.()]);
     await rig.cluster.start(service);
     const back = Date.now();
     await rig.cluster.waitUntilServing();
-    return { at, back };
+    return fromReturn ? { at: back, back, awayMs: back - killed } : { at: killed, back };
   };
 }
 
@@ -55,7 +58,7 @@ function postgresRestarted(moment: Moment): Fault['strike'] {
   };
 }
 
-/** A worker host SIGKILLed at `moment` and started again `downMs` later; the recovery counts from its return. */
+/** A worker host SIGKILLed at `moment` and started again `downMs` later (`fromReturn`: see `serviceKilled`). */
 function hostKilled(host: HostId, moment: Moment, downMs: number, { fromReturn = false } = {}): Fault['strike'] {
   return async (rig, batch, whileDown) => {
     await moment(batch);
@@ -64,7 +67,7 @@ function hostKilled(host: HostId, moment: Moment, downMs: number, { fromReturn =
     await Promise.all([sleep(downMs), whileDown?.()]);
     await rig.startHost(host);
     const back = Date.now();
-    return { at: fromReturn ? back : killed, back };
+    return fromReturn ? { at: back, back, awayMs: back - killed } : { at: killed, back };
   };
 }
 
@@ -109,8 +112,8 @@ export const FAULTS: Fault[] = [
   },
   {
     id: 'frontend-down',
-    name: 'the frontend SIGKILLed for 30 s while codeloop commands run',
-    strike: serviceKilled('frontend', midway, 30_000),
+    name: 'the frontend SIGKILLed for 30 s while codeloop commands run (counted from its return)',
+    strike: serviceKilled('frontend', midway, 30_000, { fromReturn: true }),
   },
 ];
 

@@ -16,6 +16,11 @@ export interface RunHistory {
 export interface FaultWindow {
   at: number;
   back: number;
+  /**
+   * How long the fault kept its part away on purpose (a host gone for a minute), which a batch's lateness is not
+   * held to: the goal is about recovering, not about the outage itself. 0 or absent for a kill and restart.
+   */
+  awayMs?: number;
 }
 
 /** What a piece of work was waiting for when the fault struck, and how long it took to go through. */
@@ -106,6 +111,11 @@ export function recoveryFrom(runs: RunHistory[], fault: FaultWindow): Recovery {
     drainedMs: slowest ? slowest.doneAt - fault.at : 0,
     slowest,
   };
+}
+
+/** How much later than `referenceMs` the batch ended, the deliberate outage of `fault` not counted. */
+export function latenessMs(batchMs: number, referenceMs: number, fault: FaultWindow): number {
+  return batchMs - referenceMs - (fault.awayMs ?? 0);
 }
 
 /** From the batch's first run's start to its last run's close. */
