@@ -19,6 +19,8 @@ export interface FaultRun {
   fault: string;
   /** When it ran, for the record. */
   at: string;
+  /** The machine's 1-minute load average as the run ended: the cores are shared, and a busy machine slows batches. */
+  load?: number;
   batchMs: number;
   /** How long the fault kept its part away on purpose; the batch's lateness does not count it. */
   awayMs?: number;
@@ -49,6 +51,7 @@ export async function benchFaults(env: BenchEnv, options: { baseline?: string } 
   const kept = ONLY && earlier && earlier.ref === at?.commit ? earlier.runs.filter((run) => !ONLY.includes(run.fault)) : [];
   const runs: FaultRun[] = [...kept];
   const record = (run: FaultRun) => {
+    run.load = Number(os.loadavg()[0].toFixed(1));
     runs.push(run);
     console.error(`bench: ${run.fault}: ${describeRun(run)}`);
     writeFileSync(rawFile(label), `${JSON.stringify({ label, ref: at?.commit, machine: machineLine(), runs }, null, 2)}\n`);
@@ -115,7 +118,8 @@ function describeRun(run: FaultRun): string {
     run.resumedMs === undefined
       ? `batch ${seconds(run.batchMs)} s`
       : `resumed ${seconds(run.resumedMs)} s, drained ${seconds(run.drainedMs!)} s, batch ${seconds(run.batchMs)} s`;
-  return `${figures}${run.problem ? ` PROBLEM ${run.problem}` : ''}${run.slowest ? `; slowest ${run.slowest}` : ''}`;
+  const load = run.load === undefined ? '' : `, load ${run.load}`;
+  return `${figures}${load}${run.problem ? ` PROBLEM ${run.problem}` : ''}${run.slowest ? `; slowest ${run.slowest}` : ''}`;
 }
 
 const machineLine = () => `${machine()}, ${os.cpus().length} cores (shared with other work)`;

@@ -31,12 +31,13 @@ let reference: { work: Work; durationMs: number };
 
 /**
  * The goals: after a fault, work resumes within 30 s, every piece of work in flight at it is through within 30 s, and
- * the batch ends at most 60 s later than without the fault. The bench holds them at p95 over repeated runs; one run
- * here is held to them with a margin of MARGIN_MS for a machine busier than the bench's (CI shares its two cores).
+ * the batch ends at most 60 s later than without the fault. `npm run bench -- faults` holds them at p95 over five runs
+ * of each fault; here each single run is held to the goals themselves. The margin: the worst run the bench measured
+ * was through in 23 s (a worker killed while its merge runs, bound by the 20 s heartbeat timeout) and ended 24 s late,
+ * so a run on a busier machine has 7 s and 36 s to spare before this fails.
  */
 const RESUME_GOAL_MS = 30_000;
 const LATE_GOAL_MS = 60_000;
-const MARGIN_MS = 10_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const completed = (state: BatchStateSnapshot, ids: string[]) =>
@@ -72,9 +73,9 @@ async function expectRecovered(batch: FaultBatch, fault: FaultWindow): Promise<v
   const recovery = recoveryFrom(finished.runs, fault);
   const lateMs = latenessMs(batchDurationMs(finished.batchRuns), reference.durationMs, fault);
   const seen = JSON.stringify({ ...recovery, lateMs });
-  expect(recovery.resumedMs, seen).toBeLessThanOrEqual(RESUME_GOAL_MS + MARGIN_MS);
-  expect(recovery.drainedMs, seen).toBeLessThanOrEqual(RESUME_GOAL_MS + MARGIN_MS);
-  expect(lateMs, seen).toBeLessThanOrEqual(LATE_GOAL_MS + MARGIN_MS);
+  expect(recovery.resumedMs, seen).toBeLessThanOrEqual(RESUME_GOAL_MS);
+  expect(recovery.drainedMs, seen).toBeLessThanOrEqual(RESUME_GOAL_MS);
+  expect(lateMs, seen).toBeLessThanOrEqual(LATE_GOAL_MS);
 }
 
 describe('without faults', () => {
