@@ -13,6 +13,7 @@ import { benchBatchMakespan } from './batch-makespan.js';
 import { benchSandboxCost } from './sandbox-cost.js';
 import { benchLintPerEdit } from './lint-per-edit.js';
 import { benchScale } from './scale.js';
+import { benchFaults } from './faults.js';
 import { benchTaskQueueReads } from './task-queue-reads.js';
 import { benchTaskEnvironment } from './task-environment.js';
 
@@ -27,6 +28,7 @@ const benches = {
   lint: benchLintPerEdit,
   scale: benchScale,
   environment: benchTaskEnvironment,
+  faults: benchFaults,
 };
 
 async function main(): Promise<void> {
@@ -39,8 +41,10 @@ async function main(): Promise<void> {
   const requested = args;
   const unknown = requested.filter((name) => !(name in benches));
   if (unknown.length) throw new Error(`unknown bench ${unknown.join(', ')}; choose from ${Object.keys(benches).join(', ')}`);
-  // `scale` starts a cluster and runs for many minutes: only when named.
-  const names = (requested.length ? requested : Object.keys(benches).filter((name) => name !== 'scale')) as (keyof typeof benches)[];
+  // `scale` and `faults` start a cluster and run for many minutes: only when named.
+  const names = (
+    requested.length ? requested : Object.keys(benches).filter((name) => name !== 'scale' && name !== 'faults')
+  ) as (keyof typeof benches)[];
   installQuietRuntime();
   const env = await startBenchEnv();
   try {

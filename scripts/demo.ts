@@ -6,12 +6,11 @@
  *   npm run demo -- --exit   run the task and stop
  */
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
-import { webUiUrl } from '../src/client/output.js';
+import { shownLink, webUiUrl } from '../src/client/web-ui.js';
 import { payloadCodecsFor } from '../src/payloads/codecs.js';
-import { loadConfig, type TemporalConfig } from '../src/config.js';
+import { loadConfig, type CodeloopConfig } from '../src/config.js';
 import { createCodeloopWorkers } from '../src/create-workers.js';
 import { ensureBubblewrap } from '../src/server/bubblewrap.js';
 import { startDevServer, type DevServer } from '../src/server/dev-server.js';
@@ -22,14 +21,13 @@ import { getStateQuery } from '../src/shared/messages.js';
 import { startFakeMessagesApi } from '../tests/support/fake-messages-api.js';
 import { demoResponder, makeDemoWorkspace } from './demo-session.js';
 
-const projectRoot = fileURLToPath(new URL('..', import.meta.url));
 const exitWhenDone = process.argv.includes('--exit');
 
 async function main(): Promise<void> {
   const config = loadConfig();
   installWorkerRuntime(config.worker.logLevel, config.telemetry);
   ensureBubblewrap(config.sandbox.mode);
-  const { address, server } = await findOrStartServer(config.temporal);
+  const { address, server } = await findOrStartServer(config);
   const fake = await startFakeMessagesApi();
   fake.setResponder(demoResponder());
   const nativeConnection = await NativeConnection.connect({ address });
@@ -58,7 +56,13 @@ async function main(): Promise<void> {
     const result = await followUntilDone(handle.result(), () => handle.query(getStateQuery));
     console.log(`\n${result.status} after ${result.iterations} iterations: ${result.summary}`);
     console.log(`files changed: ${result.filesChanged.join(', ')}`);
-    console.log(`\nOpen it in the Temporal Web UI:\n  ${webUiUrl('default', workflowId, config.cli.uiUrl)}`);
+    // The UI of the server the demo started, else the one of the server it found (see `webUiBase`).
+    const link = webUiUrl(
+      { ...config, cli: { uiUrl: server?.uiUrl ?? config.cli.uiUrl }, temporal: { ...config.temporal, address } },
+      'default',
+      workflowId,
+    );
+    console.log(`\nOpen it in the Temporal Web UI:\n  ${shownLink(link)}`);
     console.log('Each step is an activity with a summary; the current details card shows where the task stands.');
     if (server && !exitWhenDone) {
       console.log('\nThe server and Web UI keep running; press Ctrl-C to stop. Runs persist in .data/ for `npm start`.');
@@ -75,7 +79,7 @@ async function main(): Promise<void> {
 }
 
 /** Uses `TEMPORAL_ADDRESS` or a server already on 127.0.0.1:7233 (`npm start`); otherwise starts the embedded one. */
-async function findOrStartServer(temporal: TemporalConfig): Promise<{ address: string; server?: DevServer }> {
+async function findOrStartServer({ temporal, server: settings }: CodeloopConfig): Promise<{ address: string; server?: DevServer }> {
   const { address } = temporal;
   try {
     const connection = await Connection.connect({ address, connectTimeout: 1_000 });
@@ -85,8 +89,12 @@ async function findOrStartServer(temporal: TemporalConfig): Promise<{ address: s
   } catch {
     if (temporal.addressSet) throw new Error(`cannot reach Temporal at ${address}`);
   }
-  console.log('codeloop demo: starting the embedded Temporal dev server (Web UI on http://localhost:8233)…');
-  const server = await startDevServer({ port: 7233, uiPort: 8233, dbFile: path.join(projectRoot, '.data', 'temporal.db') });
+  console.log(`codeloop demo: starting the embedded Temporal dev server (Web UI on http://127.0.0.1:${settings.uiPort})…`);
+  const server = await startDevServer({
+    port: settings.port,
+    uiPort: settings.uiPort,
+    dbFile: path.join(settings.dataDir, 'temporal.db'),
+  });
   return { address: server.address, server };
 }
 

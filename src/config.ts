@@ -119,7 +119,7 @@ const VariablesSchema = z.object({
     .optional(),
   CODELOOP_UI_URL: httpUrl('http://localhost:8233')
     .transform((url) => url.replace(/\/$/, ''))
-    .default('http://localhost:8233'),
+    .optional(),
   CODELOOP_DATA_DIR: z.string().default(path.join(projectRoot, '.data')),
   CODELOOP_TEMPORAL_PORT: port(7233).default(7233),
   CODELOOP_UI_PORT: port(8233).default(8233),
@@ -201,8 +201,11 @@ export interface PayloadConfig {
 }
 
 export interface CliConfig {
-  /** `CODELOOP_UI_URL`, without a trailing slash: the Web UI the CLI's links point to. */
-  uiUrl: string;
+  /**
+   * `CODELOOP_UI_URL`, without a trailing slash: the Web UI the CLI's links point to. Unset, the CLI finds the UI of
+   * the server it talks to (see `webUiBase`).
+   */
+  uiUrl?: string;
 }
 
 /** `npm start`'s embedded Temporal dev server. */

@@ -17,7 +17,7 @@ const DEFAULTS = {
   sandbox: { mode: 'on', readOnly: [] },
   payloads: { store: undefined, encrypted: false },
   model: { models: { default: 'claude-sonnet-5-5', planning: 'claude-opus-5-5', summary: 'claude-haiku-5' } },
-  cli: { uiUrl: 'http://localhost:8233' },
+  cli: { uiUrl: undefined },
   server: { dataDir: path.resolve('.data'), port: 7233, uiPort: 8233, temporalCliPath: undefined },
   telemetry: { metricsAddress: undefined, traces: undefined },
 };

@@ -5,7 +5,8 @@ import { parseTasksFile } from '../shared/batch-file.js';
 import { parseBatchInput, type BatchInput, type BatchTask } from '../shared/batch-input.js';
 import type { BatchResult } from '../shared/batch-state.js';
 import type { batchConductorWorkflow } from '../workflows/index.js';
-import { CliError, emit, parseOrExplain, webUiUrl, type OutputOptions } from './output.js';
+import { CliError, emit, parseOrExplain, type OutputOptions } from './output.js';
+import { shownLink, webUiUrl } from './web-ui.js';
 import { cliConfig, startInputOf, withClient } from './session.js';
 
 export interface ResumeOptions extends OutputOptions {
@@ -58,12 +59,12 @@ export async function resumeBatch(workflowId: string, options: ResumeOptions): P
       staticSummary: `resume of ${workflowId}: ${tasks.length} tasks`,
       staticDetails: tasks.map((task) => `- ${task.id}: ${task.title}`).join('\n'),
     });
-    const url = webUiUrl(namespace, newId, cliConfig().cli.uiUrl);
+    const url = webUiUrl(cliConfig(), namespace, newId);
     const answered = [...answers.values()].flat().length;
     emit(options, { workflowId: newId, resumes: workflowId, tasks: tasks.map((task) => task.id), answered, url }, () =>
       [
         `started ${newId}: ${tasks.length} tasks left by ${workflowId}, from ${resumed.baseBranch}, ${answered} answered`,
-        `  web UI:  ${url}`,
+        `  web UI:  ${shownLink(url)}`,
         `  follow:  npx codeloop batch follow ${newId}`,
       ].join('\n'),
     );

@@ -4,7 +4,8 @@ import { parseBatchFile } from '../shared/batch-file.js';
 import { parseBatchInput, type BatchInput } from '../shared/batch-input.js';
 import type { batchConductorWorkflow } from '../workflows/index.js';
 import { readInputFile } from './input-file.js';
-import { CliError, emit, webUiUrl, type OutputOptions } from './output.js';
+import { CliError, emit, type OutputOptions } from './output.js';
+import { shownLink, webUiUrl } from './web-ui.js';
 import { cliConfig, clientTaskQueue, withClient } from './session.js';
 
 export interface BatchStartOptions extends OutputOptions {
@@ -64,11 +65,11 @@ export async function startBatch(file: string, options: BatchStartOptions): Prom
       staticSummary: `batch of ${input.tasks.length} tasks from ${path.basename(file)}`,
       staticDetails: input.tasks.map((task) => `- ${task.id}: ${task.title}`).join('\n') || `tasks from ${input.tasksFile}`,
     });
-    const url = webUiUrl(namespace, workflowId, cliConfig().cli.uiUrl);
+    const url = webUiUrl(cliConfig(), namespace, workflowId);
     emit(options, { workflowId, taskQueue, url, tasks: input.tasks.length }, () =>
       [
         `started ${workflowId} (${input.tasks.length} tasks${input.tasksFile ? ` + ${input.tasksFile}` : ''})`,
-        `  web UI:  ${url}`,
+        `  web UI:  ${shownLink(url)}`,
         `  follow:  npx codeloop batch follow ${workflowId}`,
         `  status:  npx codeloop batch status ${workflowId}`,
       ].join('\n'),

@@ -171,7 +171,7 @@ export function buildProgram(): Command {
     .option('--port <port>', 'port to listen on (127.0.0.1)', '8888')
     .option(
       '--origin <url>',
-      'a Web UI origin CORS allows (repeatable; default: CODELOOP_UI_URL)',
+      'a Web UI origin CORS allows (repeatable; default: CODELOOP_UI_URL, else the UI of the server at TEMPORAL_ADDRESS)',
       (value, all: string[] = []) => [...all, value],
       [],
     )

@@ -38,8 +38,3 @@ export function formatDuration(ms: number): string {
   if (hours < 48) return `${hours}h ${minutes % 60}m`;
   return `${Math.floor(hours / 24)}d ${hours % 24}h`;
 }
-
-/** The Web UI page of a workflow; `uiUrl` is `CODELOOP_UI_URL` (`cli.uiUrl` in the settings), without a trailing slash. */
-export function webUiUrl(namespace: string, workflowId: string, uiUrl: string): string {
-  return `${uiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`;
-}

@@ -6,7 +6,8 @@ import { parsePlanInput } from '../shared/plan.js';
 import type { PlanStateSnapshot } from '../shared/plan-state.js';
 import type { planWorkflow } from '../workflows/index.js';
 import { readInputFile } from './input-file.js';
-import { CliError, emit, parseOrExplain, webUiUrl, type OutputOptions } from './output.js';
+import { CliError, emit, parseOrExplain, type OutputOptions } from './output.js';
+import { shownLink, webUiUrl } from './web-ui.js';
 import { pause, Progress } from './progress.js';
 import { cliConfig, clientTaskQueue, queryOrUndefined, withClient } from './session.js';
 
@@ -49,9 +50,13 @@ export async function startPlan(prdFile: string, options: PlanOptions): Promise<
       staticSummary: `plan from ${path.basename(prdFile)}`,
       staticDetails: input.prd!.slice(0, 2_000),
     });
-    const url = webUiUrl(namespace, workflowId, cliConfig().cli.uiUrl);
+    const url = webUiUrl(cliConfig(), namespace, workflowId);
     if (options.wait === false) {
-      emit(options, { workflowId, url }, () => `started ${workflowId}\n  web UI:  ${url}\n  show:    npx codeloop plan show ${workflowId}`);
+      emit(
+        options,
+        { workflowId, url },
+        () => `started ${workflowId}\n  web UI:  ${shownLink(url)}\n  show:    npx codeloop plan show ${workflowId}`,
+      );
       return;
     }
     const state = await waitForReview(client, handle, options.json ? undefined : new Progress());
@@ -65,7 +70,7 @@ export async function showPlan(workflowId: string, options: OutputOptions): Prom
     const state = await queryOrUndefined(client, client.workflow.getHandle(workflowId), getPlanStateQuery);
     if (!state || state.kind !== 'plan')
       throw new CliError(`${workflowId} is not a plan, or no worker answered; start one with npx codeloop plan`);
-    const url = webUiUrl(namespace, workflowId, cliConfig().cli.uiUrl);
+    const url = webUiUrl(cliConfig(), namespace, workflowId);
     emit(options, { workflowId, url, ...state }, (value) => renderPlan(workflowId, value, url));
   });
 }
@@ -94,8 +99,8 @@ async function waitForReview(client: Client, handle: WorkflowHandle, progress?: 
   }
 }
 
-export function renderPlan(workflowId: string, state: PlanStateSnapshot, url: string): string {
-  const lines = [`plan ${state.planId} (${workflowId}): ${state.status}, ${state.phase}`, `  web UI:  ${url}`];
+export function renderPlan(workflowId: string, state: PlanStateSnapshot, url: string | undefined): string {
+  const lines = [`plan ${state.planId} (${workflowId}): ${state.status}, ${state.phase}`, `  web UI:  ${shownLink(url)}`];
   const open = state.openBlockers[0];
   if (open) {
     lines.push('', open.question, '');

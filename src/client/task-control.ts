@@ -5,7 +5,8 @@ import { SEARCH_ATTRIBUTES } from '../shared/constants.js';
 import { parseTaskInput, type TaskInputRaw } from '../shared/task-input.js';
 import type { TaskStatus } from '../shared/task-state.js';
 import type { agentTaskWorkflow } from '../workflows/index.js';
-import { CliError, emit, formatDuration, parseOrExplain, webUiUrl, type OutputOptions } from './output.js';
+import { CliError, emit, formatDuration, parseOrExplain, type OutputOptions } from './output.js';
+import { shownLink, webUiUrl } from './web-ui.js';
 import { cliConfig, startInputOf, withClient } from './session.js';
 import { queryState } from './task-view.js';
 
@@ -104,11 +105,11 @@ export async function retryTask(workflowId: string, options: OutputOptions & { i
       staticSummary: retried.title,
       staticDetails: `retry of ${workflowId}`,
     });
-    const url = webUiUrl(namespace, newId, cliConfig().cli.uiUrl);
+    const url = webUiUrl(cliConfig(), namespace, newId);
     emit(options, { workflowId: newId, retryOf: workflowId, answers: answers.length, url }, () =>
       [
         `started ${newId}, a retry of ${workflowId} with ${answers.length} answer${answers.length === 1 ? '' : 's'} from before`,
-        `  web UI:  ${url}`,
+        `  web UI:  ${shownLink(url)}`,
         `  follow:  npx codeloop task follow ${newId}`,
       ].join('\n'),
     );

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { parseTaskInput } from '../shared/task-input.js';
 import type { agentTaskWorkflow } from '../workflows/index.js';
 import { taskFieldsFromFlags } from './task-flags.js';
-import { emit, parseOrExplain, webUiUrl, type OutputOptions } from './output.js';
+import { emit, parseOrExplain, type OutputOptions } from './output.js';
+import { shownLink, webUiUrl } from './web-ui.js';
 import { cliConfig, clientTaskQueue, withClient } from './session.js';
 
 export interface TaskStartOptions extends OutputOptions, Record<string, unknown> {
@@ -23,11 +24,11 @@ export async function startTask(description: string, options: TaskStartOptions):
       staticSummary: input.title,
       staticDetails: input.description,
     });
-    const url = webUiUrl(namespace, workflowId, cliConfig().cli.uiUrl);
+    const url = webUiUrl(cliConfig(), namespace, workflowId);
     emit(options, { workflowId, runId: handle.firstExecutionRunId, taskQueue, url }, () =>
       [
         `started ${workflowId}`,
-        `  web UI:  ${url}`,
+        `  web UI:  ${shownLink(url)}`,
         `  status:  npx codeloop task status ${workflowId}`,
         `  result:  npx codeloop task result ${workflowId} --wait`,
       ].join('\n'),

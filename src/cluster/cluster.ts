@@ -50,7 +50,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   writeState(state);
   const cluster = new LocalCluster(state, log, tools);
   try {
-    await cluster.bringUp();
+    await cluster.bringUp(options.serverConfig);
   } catch (error) {
     await cluster.stop().catch(() => undefined);
     throw error;

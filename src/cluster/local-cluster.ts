@@ -49,12 +49,12 @@ export class LocalCluster implements Cluster {
     return this.state.ports;
   }
 
-  /** The first start: everything, in order. */
-  async bringUp(): Promise<void> {
+  /** The first start: everything, in order; `serverConfig` is the configuration's directory (see `ClusterOptions`). */
+  async bringUp(serverConfig?: string): Promise<void> {
     const started = Date.now();
     await this.postgres.start();
     this.log(`codeloop: PostgreSQL on 127.0.0.1:${this.ports.postgres} (data in ${this.postgres.dataDir})`);
-    installServerConfig(this.dataDir);
+    installServerConfig(this.dataDir, serverConfig);
     await setUpSchemas(this.requireTools(), this.postgres, this.logFile('schema'));
     this.log('codeloop: schemas of temporal and temporal_visibility up to date');
     const [first, ...rest] = TEMPORAL_SERVICES;

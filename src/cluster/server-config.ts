@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { ClusterPorts } from './ports.js';
 import type { PrivatePostgres } from './postgres.js';
@@ -8,10 +8,11 @@ import type { ClusterTools } from './tools.js';
 
 /**
  * The server's configuration, shared with docker-compose.yml: `codeloop.yaml` is a template the server renders itself
- * from environment variables, and `run-service.sh` starts one service from it. Compose mounts this directory.
+ * from environment variables, `run-service.sh` starts one service from it, and `dynamic-config.yaml` holds the
+ * settings the server reads while it runs. Compose mounts this directory.
  */
 export const SERVER_CONFIG_SOURCE = path.join(projectRoot, 'deploy', 'temporal');
-export const SERVER_CONFIG_FILES = ['codeloop.yaml', 'run-service.sh'] as const;
+export const SERVER_CONFIG_FILES = ['codeloop.yaml', 'run-service.sh', 'dynamic-config.yaml'] as const;
 
 /** The schema one-shot, shared with docker-compose.yml too. */
 export const SCHEMA_SCRIPT = path.join(projectRoot, 'deploy', 'temporal-schema.sh');
@@ -20,10 +21,14 @@ export const SCHEMA_SCRIPT = path.join(projectRoot, 'deploy', 'temporal-schema.s
  * Copies the configuration into the cluster's data directory, so that every service of a running cluster, restarted
  * one at a time, reads the same configuration whatever happens to the checkout meanwhile. Returns the directory.
  */
-export function installServerConfig(dataDir: string): string {
+export function installServerConfig(dataDir: string, source = SERVER_CONFIG_SOURCE): string {
   const dir = path.join(dataDir, 'temporal');
   mkdirSync(dir, { recursive: true });
-  for (const file of SERVER_CONFIG_FILES) copyFileSync(path.join(SERVER_CONFIG_SOURCE, file), path.join(dir, file));
+  for (const file of SERVER_CONFIG_FILES) {
+    const from = path.join(source, file);
+    if (existsSync(from)) copyFileSync(from, path.join(dir, file));
+    else rmSync(path.join(dir, file), { force: true });
+  }
   return dir;
 }
 

@@ -13,6 +13,8 @@ export interface ClusterOptions {
   durable?: boolean;
   /** Progress lines, e.g. `console.error`; silent by default. */
   log?: (line: string) => void;
+  /** The server configuration's directory, default deploy/temporal: another commit's, to measure a change against it. */
+  serverConfig?: string;
 }
 
 export interface ProcessStatus {

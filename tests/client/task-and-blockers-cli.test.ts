@@ -7,7 +7,7 @@ import { makeWorkspace } from '../support/workspace.js';
 import { eventually } from '../support/polling.js';
 
 const harness = useTaskHarness('cli');
-const env = () => ({ CODELOOP_TASK_QUEUE: harness.taskQueue });
+const env = () => ({ CODELOOP_TASK_QUEUE: harness.taskQueue, CODELOOP_UI_URL: 'https://temporal.example.com/' });
 
 test('task start, blockers list, blockers answer, task status and result, all with --json', async () => {
   harness.fake.enqueue(
@@ -22,7 +22,7 @@ test('task start, blockers list, blockers answer, task status and result, all wi
   expect(started.code).toBe(0);
   const { workflowId, url } = JSON.parse(started.stdout) as { workflowId: string; url: string };
   expect(workflowId).toMatch(/^task-flag-cleanup-[0-9a-f]{8}$/);
-  expect(url).toBe(`http://localhost:8233/namespaces/default/workflows/${workflowId}`);
+  expect(url).toBe(`https://temporal.example.com/namespaces/default/workflows/${workflowId}`);
 
   await waitForBlockers(harness.temporal.client.workflow.getHandle(workflowId));
   const listMine = async () => {

@@ -2,10 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { WorkflowHandle } from '@temporalio/client';
+import { randomUUID } from 'node:crypto';
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { Worker } from '@temporalio/worker';
-import { expect, inject } from 'vitest';
+import type { temporal } from '@temporalio/proto';
 import { startCluster, type Cluster } from '../../src/cluster/cluster.js';
 import type { BatchResult, BatchStateSnapshot } from '../../src/shared/batch-state.js';
 import { SEARCH_ATTRIBUTES } from '../../src/shared/constants.js';
@@ -15,9 +15,9 @@ import { waitForBatch } from '../support/batch.js';
 import { eventually } from '../support/polling.js';
 import { byTask, byTurn, startFakeMessagesApi, type FakeMessagesApi, type Responder } from '../support/fake-messages-api.js';
 import { freePort } from '../support/free-port.js';
-import { connectTemporal, modelEnv, uniqueName, type TestTemporal } from '../support/temporal.js';
-import { spawnWorker, type WorkerProcess } from '../support/worker-process.js';
+import type { WorkerProcess } from '../support/worker-spawn.js';
 import { makeGitRepo } from '../support/workspace.js';
+import type { RunHistory } from './recovery.js';
 
 export const HOSTS = ['host-a', 'host-b'] as const;
 export type HostId = (typeof HOSTS)[number];
@@ -26,14 +26,24 @@ export type HostId = (typeof HOSTS)[number];
 const MODEL_DELAY_MS = 600;
 const TASKS = 20;
 
+const uniqueName = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
+
+/** A client of the rig's cluster. */
+export interface RigTemporal {
+  client: Client;
+  connection: Connection;
+  close(): Promise<void>;
+}
+
 /**
  * A PostgreSQL cluster, a loopback Messages API and two worker hosts, each its own process with its own
  * `CODELOOP_HOST_ID` and worktree root. The agent's commands run unsandboxed here: each appends to a ledger outside
- * every worktree, which is how a command that ran twice is caught (containment has tests of its own).
+ * every worktree, which is how a command that ran twice is caught (containment has tests of its own). Free of vitest,
+ * so `npm run bench -- faults` drives the same rig as the cluster tests.
  */
 export interface Rig {
   cluster: Cluster;
-  temporal: TestTemporal;
+  temporal: RigTemporal;
   fake: FakeMessagesApi;
   taskQueue: string;
   hostQueue(host: HostId): string;
@@ -43,7 +53,16 @@ export interface Rig {
   close(): Promise<void>;
 }
 
-export async function startRig(): Promise<Rig> {
+export interface RigOptions {
+  /** Starts a worker host's process with this environment over the caller's, once it polls. */
+  spawnWorker(env: NodeJS.ProcessEnv): Promise<WorkerProcess>;
+  /** The cluster's configuration directory (default deploy/temporal): another commit's, to measure it. */
+  serverConfig?: string;
+  /** PostgreSQL with fsync, as `codeloop cluster up` runs it; default off, which is faster for tests. */
+  durable?: boolean;
+}
+
+export async function startRig({ spawnWorker, serverConfig, durable = false }: RigOptions): Promise<Rig> {
   // PostgreSQL runs as its own user when the tests run as root: everything it reads must be reachable to it.
   const root = mkdtempSync(path.join(os.tmpdir(), 'codeloop-faults-'));
   chmodSync(root, 0o755);
@@ -51,9 +70,11 @@ export async function startRig(): Promise<Rig> {
     dataDir: path.join(root, 'cluster'),
     frontendPort: await freePort(),
     uiPort: false,
-    durable: false,
+    durable,
+    serverConfig,
   });
-  const temporal = await connectTemporal(cluster.address);
+  const connection = await Connection.connect({ address: cluster.address });
+  const temporal: RigTemporal = { client: new Client({ connection }), connection, close: () => connection.close() };
   const fake = await startFakeMessagesApi();
   fake.setResponder(slowed(scriptedTasks()));
   const taskQueue = uniqueName('faults');
@@ -69,7 +90,9 @@ export async function startRig(): Promise<Rig> {
       const worktrees = path.join(root, host);
       mkdirSync(worktrees, { recursive: true });
       const env = {
-        ...modelEnv(fake),
+        ANTHROPIC_API_KEY: fake.apiKey,
+        ANTHROPIC_BASE_URL: fake.url,
+        CODELOOP_MODEL: 'claude-test',
         TEMPORAL_ADDRESS: cluster.address,
         CODELOOP_TASK_QUEUE: taskQueue,
         CODELOOP_HOST_ID: host,
@@ -173,12 +196,23 @@ export interface Work {
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
 
+/** What a finished batch left: its result, the commands' ledger, every history, and its work in git. */
+export interface Finished {
+  result: BatchResult;
+  /** Task ids in the order their commands appended them: each should be there exactly once. */
+  ledger: string[];
+  /** Every run of the batch and of its children, as the server holds them. */
+  runs: RunHistory[];
+  /** The batch's own runs (one, or more after continue-as-new). */
+  batchRuns: temporal.api.history.v1.IHistory[];
+  work: Work;
+}
+
 /**
- * The batch completed every task; every command ran exactly once (the ledger); the histories of the batch and of
- * every child replay against the workflow code. Returns the work it left, to compare with a fault-free run.
+ * Waits for the batch to end (a batch that does not fails here with its state, not at a test's timeout) and reads
+ * what it left. Judging it is the caller's: see `settle` in faults.test.ts.
  */
-export async function settle(rig: Rig, batch: FaultBatch): Promise<Work> {
-  // A batch that does not finish fails here with its state, not at the test's timeout.
+export async function finishBatch(rig: Rig, batch: FaultBatch, timeoutMs = 200_000): Promise<Finished> {
   await eventually(
     async () => {
       const state = await batch.handle.query<BatchStateSnapshot>('getBatchState').catch(() => undefined);
@@ -197,40 +231,39 @@ export async function settle(rig: Rig, batch: FaultBatch): Promise<Work> {
       }));
       return state && { status: state.status, counts: state.counts, unfinished, openBlockers: state.openBlockers, waitingOn };
     },
-    (state) => state?.status === 'completed',
-    'the batch did not complete; last state',
-    { timeoutMs: 200_000, intervalMs: 1_000 },
+    (state) => state !== undefined && state.status !== 'running' && state.status !== 'blocked',
+    'the batch did not end; last state',
+    { timeoutMs, intervalMs: 1_000 },
   );
   const result = (await batch.handle.result()) as BatchResult;
-  expect(result.status).toBe('completed');
-  expect(result.tasks.filter((task) => task.status === 'completed')).toHaveLength(TASKS);
   const ledger = existsSync(batch.ledger) ? readFileSync(batch.ledger, 'utf8').split('\n').filter(Boolean) : [];
-  expect([...ledger].sort()).toEqual(Array.from({ length: TASKS }, (_, index) => taskId(index)));
-  await replayAll(rig, result.batchId, batch.handle.workflowId);
+  const runs = await historiesOf(rig, result.batchId, batch.handle.workflowId);
+  const batchRuns = runs.filter((run) => run.workflowId === batch.handle.workflowId).map((run) => run.history);
   const branch = (name: string) => `codeloop/${result.batchId}/${name}`;
   const integrationTrees = {} as Record<RepoName, string>;
   for (const [name, repo] of Object.entries(batch.repos))
     integrationTrees[name as RepoName] = git(repo, 'rev-parse', `${branch('integration')}^{tree}`);
   const taskChanges: Record<string, string> = {};
-  for (let index = 0; index < TASKS; index += 1) {
-    const id = taskId(index);
-    taskChanges[id] = git(batch.repos[repoOf(index)], 'diff', `${branch(id)}~1`, branch(id));
+  for (const task of result.tasks) {
+    const index = Number(task.id.slice(1)) - 1;
+    taskChanges[task.id] = git(batch.repos[repoOf(index)], 'diff', `${branch(task.id)}~1`, branch(task.id));
   }
-  return { integrationTrees, taskChanges };
+  return { result, ledger, runs, batchRuns, work: { integrationTrees, taskChanges } };
 }
 
-/** Every run of the batch and of its children, fetched from the cluster and replayed against the current bundle. */
-async function replayAll(rig: Rig, batchId: string, batchWorkflowId: string): Promise<void> {
+/** The ids of the batch's tasks, in order: what the ledger holds once each command ran exactly once. */
+export const TASK_IDS = Array.from({ length: TASKS }, (_, index) => taskId(index));
+
+/** Every run of the batch and of its children, fetched from the cluster. */
+async function historiesOf(rig: Rig, batchId: string, batchWorkflowId: string): Promise<RunHistory[]> {
   const { client } = rig.temporal;
   const query = `${SEARCH_ATTRIBUTES.batchId} = '${batchId}' OR WorkflowId = '${batchWorkflowId}'`;
-  let replayed = 0;
+  const runs: RunHistory[] = [];
   for await (const execution of client.workflow.list({ query })) {
     const history = await client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
-    await Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, history, execution.workflowId);
-    replayed += 1;
+    runs.push({ workflowId: execution.workflowId, history });
   }
-  // The batch (one run or more) and at least one run of each child.
-  expect(replayed).toBeGreaterThanOrEqual(TASKS + 1);
+  return runs;
 }
 
 /** The host queue each task's child was given: where its workspace, and so its tools, are. */

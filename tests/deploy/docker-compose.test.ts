@@ -94,7 +94,7 @@ test.runIf(compose || required)('docker-compose.yml runs the topology `codeloop 
     expect(mounts(container, path.relative('.', SERVER_CONFIG_SOURCE))).toBe(true);
     expect(Object.keys(container.environment ?? {}).filter((name) => !readByTemplate(name))).toEqual([]);
   }
-  expect(SERVER_CONFIG_FILES.map((file) => existsSync(path.join(SERVER_CONFIG_SOURCE, file)))).toEqual([true, true]);
+  expect(SERVER_CONFIG_FILES.filter((file) => !existsSync(path.join(SERVER_CONFIG_SOURCE, file)))).toEqual([]);
   // Every variable the local cluster sets is one the template (or run-service.sh) reads: the two cannot configure apart.
   const local = serverEnvironment(
     { server: '/bin/temporal-server', sqlTool: '/bin/temporal-sql-tool' },
