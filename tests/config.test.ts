@@ -14,7 +14,7 @@ import { connectTemporal } from './support/temporal.js';
 const DEFAULTS = {
   temporal: { address: '127.0.0.1:7233', addressSet: false, namespace: 'default', taskQueue: 'codeloop' },
   worker: { hostId: os.hostname(), logLevel: 'WARN', workflowBundle: undefined, worktreesDir: undefined },
-  sandbox: { mode: 'on', readOnly: [] },
+  sandbox: { mode: 'on', readOnly: [], packageCache: path.join(os.homedir(), '.cache', 'codeloop', 'packages') },
   payloads: { store: undefined, encrypted: false },
   model: { models: { default: 'claude-sonnet-5-5', planning: 'claude-opus-5-5', summary: 'claude-haiku-5' } },
   cli: { uiUrl: undefined },
@@ -55,6 +55,7 @@ describe('loadConfig', () => {
       CODELOOP_WORKTREES_DIR: '/srv/worktrees',
       CODELOOP_SANDBOX: 'OFF',
       CODELOOP_SANDBOX_READONLY: '/opt/a::/opt/b',
+      CODELOOP_PACKAGE_CACHE: '/srv/package-cache',
       CODELOOP_MODEL: 'claude-test',
       CODELOOP_MODEL_PLANNING: 'claude-plan',
       CODELOOP_MODEL_SUMMARY: 'claude-small',
@@ -73,7 +74,7 @@ describe('loadConfig', () => {
     expect(config).toEqual({
       temporal: { address: 'temporal.internal:7233', addressSet: true, namespace: 'agents', taskQueue: 'nightly' },
       worker: { hostId: 'host-a', logLevel: 'DEBUG', workflowBundle: '/srv/bundle.js', worktreesDir: '/srv/worktrees' },
-      sandbox: { mode: 'off', readOnly: ['/opt/a', '/opt/b'] },
+      sandbox: { mode: 'off', readOnly: ['/opt/a', '/opt/b'], packageCache: '/srv/package-cache' },
       model: { models: { default: 'claude-test', planning: 'claude-plan', summary: 'claude-small' } },
       payloads: { store: 'postgres://codeloop:secret@db:5432/temporal', encrypted: true },
       cli: { uiUrl: 'https://temporal.example.com' },
