@@ -33,8 +33,9 @@ export const toolInputSchemas = builtOnce(
         content: z.string().describe('Full content of the new file'),
       }),
       search_codebase: z.object({
-        pattern: z.string().min(1).describe('JavaScript regular expression searched line by line'),
+        pattern: z.string().min(1).describe('Regular expression searched line by line'),
         file_glob: z.string().optional().describe('Limit the search to files matching this glob, e.g. "src/**/*.ts"'),
+        case_insensitive: z.boolean().optional().describe('Match letters in either case'),
         max_results: z.number().int().min(1).max(200).default(20).describe('Maximum matching lines to return'),
       }),
       list_files: z.object({
@@ -73,7 +74,7 @@ const descriptions: Record<ToolName, string> = {
   create_file:
     'Create a new file. Fails if the file exists: use edit_file for existing files. Never under .git/: codeloop manages git itself.',
   search_codebase:
-    'Search file contents with a regular expression. Skips binary files, files over 1 MB, gitignored files, and node_modules, build output and caches unless file_glob starts inside them (e.g. dist/**/*.js).',
+    'Search file contents with a regular expression (ripgrep syntax; look-around and backreferences work too). Returns matching lines verbatim as path:line | text, the way read_file shows them. Skips binary files, files over 1 MB, gitignored files, and node_modules, build output and caches unless file_glob starts inside them (e.g. dist/**/*.js).',
   list_files:
     'List files under a directory, skipping .git, node_modules, build output, caches and gitignored paths; a path inside dist/ or node_modules/ lists it.',
   run_command: 'Run a shell command in the workspace root. Output over 4,000 characters keeps the first and last 2,000.',

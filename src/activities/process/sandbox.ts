@@ -21,7 +21,8 @@ export interface Sandbox {
   readonly mode: SandboxMode;
   /** One line for the worker's start-up log. */
   readonly description: string;
-  launch(command: string, options: { workspace: string; access: CommandAccess; timeoutSeconds: number }): Launch;
+  /** `readOnly`: the workspace is bound read-only, for programs that only read it (search). */
+  launch(command: string, options: { workspace: string; access: CommandAccess; timeoutSeconds: number; readOnly?: boolean }): Launch;
 }
 
 /** Processes one command may have at once; a fork bomb stops here. */
@@ -70,7 +71,7 @@ export function createSandbox(env: NodeJS.ProcessEnv = process.env, settings: Sa
       (limit
         ? `, at most ${MAX_PROCESSES} processes each (${limit.location})`
         : '; no process-count limit: this host lets the worker create no pids cgroup'),
-    launch(command, { workspace, access }) {
+    launch(command, { workspace, access, readOnly }) {
       const args = [
         ...['--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--new-session', '--cap-drop', 'ALL'],
         ...['--uid', SANDBOX_UID, '--gid', SANDBOX_UID, '--hostname', 'codeloop'],
@@ -78,7 +79,7 @@ export function createSandbox(env: NodeJS.ProcessEnv = process.env, settings: Sa
         // The private /tmp and home first, so that toolchains and read-only binds under /tmp stay visible.
         ...['--proc', '/proc', '--dev', '/dev', '--size', String(TMP_BYTES), '--tmpfs', '/tmp', '--tmpfs', SANDBOX_HOME],
         ...mounts,
-        ...['--bind', workspace, workspace, ...gitMounts(workspace), '--chdir', workspace],
+        ...[readOnly ? '--ro-bind' : '--bind', workspace, workspace, ...gitMounts(workspace), '--chdir', workspace],
         ...['bash', '-c', `ulimit -f ${MAX_FILE_KIB}; ${command}`],
       ];
       const entered = limit?.enter([bwrap, ...args]) ?? { argv: [bwrap, ...args], release: async () => undefined };

@@ -40,13 +40,13 @@ export interface RegexSearch {
 }
 
 /**
- * Starts a thread for `pattern` (already checked to compile). A batch that runs past the time limit ends the
+ * Starts a thread for `pattern` (already checked to compile with `flags`, `i` or none). A batch that runs past the time limit ends the
  * thread and rejects with a refusal the model can act on; so does one that runs out of memory. `signal` (the
  * activity's cancellation) ends the thread too, rejecting with the signal's reason.
  */
-export function startRegexSearch(pattern: string, options: { maxLineChars: number; signal?: AbortSignal }): RegexSearch {
+export function startRegexSearch(pattern: string, options: { maxLineChars: number; flags?: string; signal?: AbortSignal }): RegexSearch {
   const worker = new Worker(path.join(projectRoot, 'src', 'activities', 'tools', 'regex-search-worker.mjs'), {
-    workerData: { pattern, maxLineChars: options.maxLineChars },
+    workerData: { pattern, flags: options.flags ?? '', maxLineChars: options.maxLineChars },
     // The script is plain JavaScript: the thread needs none of the parent's loaders (tsx) or flags.
     execArgv: [],
     resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB },
