@@ -13,7 +13,7 @@ import { webUiUrl } from '../src/client/output.js';
 import { payloadCodecsFor } from '../src/payloads/codecs.js';
 import { loadConfig, type TemporalConfig } from '../src/config.js';
 import { createCodeloopWorkers } from '../src/create-workers.js';
-import { ensureBubblewrap } from '../src/server/bubblewrap.js';
+import { ensureBubblewrap, ensureRipgrep } from '../src/server/bubblewrap.js';
 import { startDevServer, type DevServer } from '../src/server/dev-server.js';
 import type { TaskStateSnapshot } from '../src/shared/task-state.js';
 import { installWorkerRuntime } from '../src/telemetry/worker-runtime.js';
@@ -29,6 +29,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   installWorkerRuntime(config.worker.logLevel, config.telemetry);
   ensureBubblewrap(config.sandbox.mode);
+  ensureRipgrep();
   const { address, server } = await findOrStartServer(config.temporal);
   const fake = await startFakeMessagesApi();
   fake.setResponder(demoResponder());
