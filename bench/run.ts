@@ -13,6 +13,7 @@ import { benchBatchMakespan } from './batch-makespan.js';
 import { benchSandboxCost } from './sandbox-cost.js';
 import { benchLintPerEdit } from './lint-per-edit.js';
 import { benchScale } from './scale.js';
+import { benchSearch } from './search.js';
 import { benchTaskQueueReads } from './task-queue-reads.js';
 
 const benches = {
@@ -24,6 +25,7 @@ const benches = {
   batch: benchBatchMakespan,
   sandbox: benchSandboxCost,
   lint: benchLintPerEdit,
+  search: benchSearch,
   scale: benchScale,
 };
 
