@@ -42,6 +42,7 @@ export const toolInputSchemas = builtOnce(
         path: z.string().optional().describe('Directory relative to the workspace root (default: the root)'),
         pattern: z.string().optional().describe('Only list files matching this glob'),
         max_depth: z.number().int().min(1).max(10).default(3).describe('How many directory levels to descend'),
+        page: z.number().int().min(1).optional().describe('Which page of a long listing to show (1-based)'),
       }),
       run_command: z.object({
         command: z.string().min(1).describe('Shell command, run in the workspace root'),
@@ -76,7 +77,7 @@ const descriptions: Record<ToolName, string> = {
   search_codebase:
     'Search file contents with a regular expression (ripgrep syntax; look-around and backreferences work too). Returns matching lines verbatim as path:line | text, the way read_file shows them. Skips binary files, files over 1 MB, gitignored files, and node_modules, build output and caches unless file_glob starts inside them (e.g. dist/**/*.js).',
   list_files:
-    'List files under a directory, skipping .git, node_modules, build output, caches and gitignored paths; a path inside dist/ or node_modules/ lists it.',
+    'List files under a directory, skipping .git, node_modules, build output, caches and gitignored paths; a path inside dist/ or node_modules/ lists it. A long listing starts with its directories and their file counts, then shows one page at a time.',
   run_command: 'Run a shell command in the workspace root. Output over 4,000 characters keeps the first and last 2,000.',
   run_tests:
     "Run the project's tests (npm test, pytest, or codeloop.json's test command). Without verbose: the failing tests, new ones first, and the first new failure.",
