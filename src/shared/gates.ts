@@ -63,6 +63,13 @@ export const WorkspaceConfigSchema = builtOnce('gates/WorkspaceConfigSchema', ()
       .optional(),
     gateTimeoutSeconds: checkSeconds().optional(),
     lint: z.boolean().default(true),
+    /** The code map in the project layer: `false` for none; its size in tokens, and the files a repository needs to get one. */
+    codeMap: z
+      .union([
+        z.literal(false),
+        z.object({ tokens: z.number().int().min(200).max(8000).optional(), minFiles: z.number().int().min(0).optional() }).strict(),
+      ])
+      .optional(),
     /**
      * How `run_tests` and the tests gate run the suite: `command` instead of the detected one, and `hooks: false` to
      * skip package.json's `pretest`/`posttest` (npm's `--ignore-scripts`). A string is the command alone.
