@@ -3,7 +3,7 @@ import { startParseThread, type ParsedFile, type SourceText } from './parse-thre
 import { projectSource, type ProjectFile } from './source-files.js';
 
 /** Bumped whenever what an index holds changes, so older cached ones are not read. */
-export const CODE_INDEX_VERSION = 1;
+export const CODE_INDEX_VERSION = 2;
 
 /**
  * What the code map and `find_symbol` know of a project: how its files spread over directories, every definition
@@ -21,7 +21,7 @@ export interface CodeIndex {
   parsedFiles: number;
   languages: string[];
   definitions: Array<[name: string, kind: string, file: string, line: number]>;
-  /** For each defined name: the files that use it, its defining files included. */
+  /** For each defined name: the other files that use it (import, call, construct or name it as a type). */
   usedIn: Record<string, number>;
 }
 
@@ -66,14 +66,14 @@ export async function buildCodeIndex(
     usedIn: {},
   };
   if (sources.length === 0) return index;
-  const names = new Map<string, number>();
+  const references = new Map<string, string[]>();
   const deadline = performance.now() + limits.timeLimitMs;
   const thread = startParseThread(options.signal);
   let batch: SourceText[] = [];
   let batchBytes = 0;
   const flush = async () => {
     if (batch.length === 0) return;
-    addParsed(index, names, await thread.parse(batch));
+    addParsed(index, references, await thread.parse(batch));
     batch = [];
     batchBytes = 0;
     options.heartbeat?.();
@@ -89,8 +89,7 @@ export async function buildCodeIndex(
   } finally {
     await thread.close();
   }
-  const defined = new Set(index.definitions.map(([name]) => name));
-  for (const name of defined) index.usedIn[name] = names.get(name) ?? 0;
+  countUses(index, references);
   return index;
 }
 
@@ -106,7 +105,7 @@ function selectSources(files: ProjectFile[], limits: IndexLimits): ProjectFile[]
   return selected;
 }
 
-function addParsed(index: CodeIndex, names: Map<string, number>, parsed: ParsedFile[]): void {
+function addParsed(index: CodeIndex, references: Map<string, string[]>, parsed: ParsedFile[]): void {
   for (const file of parsed) {
     index.parsedFiles += 1;
     const seen = new Map<string, number>();
@@ -119,7 +118,23 @@ function addParsed(index: CodeIndex, names: Map<string, number>, parsed: ParsedF
         index.definitions[earlier]![1] = kind;
       }
     }
-    for (const name of file.references) names.set(name, (names.get(name) ?? 0) + 1);
+    references.set(file.file, file.references);
+  }
+}
+
+/** For each defined name, the files that reference it and define no name of that spelling themselves. */
+function countUses(index: CodeIndex, references: Map<string, string[]>): void {
+  const definingFiles = new Map<string, Set<string>>();
+  for (const [name, , file] of index.definitions) {
+    let files = definingFiles.get(name);
+    if (!files) definingFiles.set(name, (files = new Set()));
+    files.add(file);
+  }
+  for (const name of definingFiles.keys()) index.usedIn[name] = 0;
+  for (const [file, names] of references) {
+    for (const name of names) {
+      if (definingFiles.get(name)?.has(file) === false) index.usedIn[name]! += 1;
+    }
   }
 }
 

@@ -24,8 +24,15 @@ const REMEMBERED_INDEXES = 16;
 export async function describeCodeMap(workspace: string, limits?: IndexLimits): Promise<string | undefined> {
   const settings = mapSettings(workspace);
   if (!settings) return undefined;
-  const index = await codeIndexOf(workspace, { limits, minFiles: settings.minFiles });
-  return index && renderCodeMap(index, settings.tokens);
+  try {
+    const index = await codeIndexOf(workspace, { limits, minFiles: settings.minFiles });
+    return index && renderCodeMap(index, settings.tokens);
+  } catch (error) {
+    // The map helps; a task does not need it. The file tree stands in, and the worker's log says why.
+    if ((error as Error).name === 'AbortError' || currentContext()?.cancellationSignal.aborted) throw error;
+    console.error(`codeloop: no code map for ${workspace}: ${(error as Error).message}`);
+    return undefined;
+  }
 }
 
 function mapSettings(workspace: string): { tokens: number; minFiles: number } | undefined {

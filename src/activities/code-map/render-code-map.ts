@@ -10,7 +10,7 @@ const RANKED_SHOWN = 300;
 /** Names this short say little out of context (`id`, `fn`, `x`). */
 const MIN_NAME_LENGTH = 3;
 
-/** A definition ranked by the files that use it, other than those that define the same name. */
+/** A definition ranked by the files that use its name (import, call, construct or name it as a type). */
 export interface RankedDefinition {
   name: string;
   kind: string;
@@ -40,7 +40,7 @@ export function rankDefinitions(index: CodeIndex): RankedDefinition[] {
   for (const [name, kind, file, line] of index.definitions) {
     if (name.length < MIN_NAME_LENGTH || /^__.*__$/.test(name) || !RANKED_KINDS.has(kind)) continue;
     const defining = definingFiles.get(name)!.size;
-    const usedIn = Math.max(0, (index.usedIn[name] ?? 0) - defining);
+    const usedIn = index.usedIn[name] ?? 0;
     if (usedIn === 0) continue;
     ranked.push({ name, kind, file, line, usedIn, score: (usedIn / defining) * (TEST_PATH.test(file) ? 0.5 : 1) });
   }
@@ -66,7 +66,7 @@ export function renderCodeMap(index: CodeIndex, budgetTokens: number): string {
   const used = [...head, '', 'Directories (files below each):', ...directories].join('\n').length;
   const definitions = fitLines(definitionLines(rankDefinitions(index).slice(0, RANKED_SHOWN)), budget - used - 80);
   const parts = [...head, '', 'Directories (files below each):', ...directories];
-  if (definitions.length > 0) parts.push('', 'Most used definitions (file: name kind:line, other files using it):', ...definitions);
+  if (definitions.length > 0) parts.push('', 'Most used definitions (file: name kind:line, files using it):', ...definitions);
   return parts.join('\n');
 }
 

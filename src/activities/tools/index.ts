@@ -1,5 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { ToolInput, ToolName } from '../../shared/tools.js';
+import { findSymbol } from '../code-map/find-symbol.js';
 import type { CommandAccess } from '../process/sandbox.js';
 import { formatLintErrors, lintFile, readWorkspaceConfig } from '../verification/index.js';
 import { createWorkspaceFile } from './create-file.js';
@@ -37,6 +38,7 @@ export function createToolActivities(deps: { shell: WorkspaceShell; search?: Sea
     readFile: (call: ToolCall<'read_file'>): Promise<ToolOutcome> => readWorkspaceFile(call.workspace, call.input),
     listFiles: (call: ToolCall<'list_files'>): Promise<ToolOutcome> => listWorkspaceFiles(call.workspace, call.input),
     searchCodebase: (call: ToolCall<'search_codebase'>): Promise<ToolOutcome> => searchCodebase(call.workspace, call.input, deps.search),
+    findSymbol: (call: ToolCall<'find_symbol'>): Promise<ToolOutcome> => findSymbol(call.workspace, call.input, deps.search),
     createFile: async (call: ToolCall<'create_file'>): Promise<ToolOutcome> =>
       withLint(shellFor(call), call.workspace, await createWorkspaceFile(call.workspace, call.input)),
     editFile: async (call: ToolCall<'edit_file'>): Promise<ToolOutcome> =>
