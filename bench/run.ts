@@ -39,8 +39,10 @@ async function main(): Promise<void> {
   const requested = args;
   const unknown = requested.filter((name) => !(name in benches));
   if (unknown.length) throw new Error(`unknown bench ${unknown.join(', ')}; choose from ${Object.keys(benches).join(', ')}`);
-  // `scale` starts a cluster and runs for many minutes: only when named.
-  const names = (requested.length ? requested : Object.keys(benches).filter((name) => name !== 'scale')) as (keyof typeof benches)[];
+  // `scale` starts a cluster and runs for many minutes, `search` copies four Python standard libraries: only when named.
+  const names = (
+    requested.length ? requested : Object.keys(benches).filter((name) => name !== 'scale' && name !== 'search')
+  ) as (keyof typeof benches)[];
   installQuietRuntime();
   const env = await startBenchEnv();
   try {
