@@ -118,4 +118,3 @@ describe('find_symbol', () => {
     expect(await findSymbol(makeWorkspace({}), { name: 'a b', max_results: 5 })).toMatchObject({ isError: true });
   });
 });
-

@@ -70,20 +70,36 @@ export function renderCodeMap(index: CodeIndex, budgetTokens: number): string {
   return parts.join('\n');
 }
 
+/** Top-level directories shown by name; the rest, and any of fewer than 3 files, share one line. */
+const SHOWN_DIRECTORIES = 15;
+const SMALL_DIRECTORY_FILES = 3;
+
 function directoryLines(index: CodeIndex): string[] {
-  const top = index.directories.filter(([directory]) => directory.split('/').length === 2);
+  const top = index.directories.filter(([directory]) => directory.split('/').length === 2).sort((a, b) => b[1] - a[1]);
   const below = (parent: string) =>
     index.directories
       .filter(([directory]) => directory.startsWith(parent) && directory.split('/').length === 3)
       .sort((a, b) => b[1] - a[1]);
-  return [...top]
-    .sort((a, b) => b[1] - a[1])
-    .map(([directory, files]) => {
-      const children = below(directory).slice(0, 8);
-      const more = below(directory).length - children.length;
-      const list = children.map(([child, count]) => `${child.slice(directory.length)} ${formatCount(count)}`).join(', ');
-      return `${directory} ${formatCount(files)}${list ? `: ${list}${more > 0 ? `, … ${more} more` : ''}` : ''}`;
-    });
+  const shown = top.filter(([, files]) => files >= SMALL_DIRECTORY_FILES).slice(0, SHOWN_DIRECTORIES);
+  const rest = top.filter((entry) => !shown.includes(entry));
+  const lines = shown.map(([directory, files]) => {
+    const children = below(directory);
+    const named = children.filter(([, count]) => count >= SMALL_DIRECTORY_FILES).slice(0, 8);
+    const more = children.length - named.length;
+    const list = named.map(([child, count]) => `${child.slice(directory.length)} ${formatCount(count)}`).join(', ');
+    const tail = more > 0 ? `${list ? ', ' : ''}${formatCount(more)} more` : '';
+    return `${directory} ${formatCount(files)}${list || tail ? `: ${list}${tail}` : ''}`;
+  });
+  if (rest.length > 0) {
+    const files = rest.reduce((sum, [, count]) => sum + count, 0);
+    lines.push(
+      `${formatCount(rest.length)} more directories with ${formatCount(files)} files: ${rest
+        .slice(0, 6)
+        .map(([directory]) => directory)
+        .join(', ')}…`,
+    );
+  }
+  return lines;
 }
 
 function definitionLines(ranked: RankedDefinition[]): string[] {
