@@ -33,7 +33,7 @@ function makeProject(extraFiles = 0): Record<string, string> {
   return files;
 }
 
-describe('the code index', () => {
+describe('the code index', { timeout: 60_000 }, () => {
   test('definitions in TypeScript, JavaScript, Python and Go, ranked by the other files that use them', async () => {
     const index = await buildCodeIndex(makeGitRepo(makeProject()));
     expect(index.languages).toEqual(['go', 'javascript', 'python', 'typescript']);
@@ -63,7 +63,7 @@ describe('the code index', () => {
   });
 });
 
-describe('the project layer of a large repository', () => {
+describe('the project layer of a large repository', { timeout: 60_000 }, () => {
   test('holds the code map within its budget instead of the first 150 paths; a small one keeps its file tree', async () => {
     const { describeWorkspace } = createWorkspaceActivities({ hostId: 'h', hostQueue: 'codeloop@h', sandbox: 'on' });
     const large = await describeWorkspace(makeGitRepo({ ...makeProject(400), 'codeloop.json': '{"codeMap": {"tokens": 400}}' }));
@@ -83,7 +83,7 @@ describe('the project layer of a large repository', () => {
   });
 });
 
-describe('find_symbol', () => {
+describe('find_symbol', { timeout: 60_000 }, () => {
   test('names the definition and the lines that use the name, as they are now', async () => {
     const workspace = makeGitRepo(makeProject());
     writeFileSync(path.join(workspace, 'src/new-user.ts'), "import { parseConfig } from './config';\nparseConfig('new');\n");

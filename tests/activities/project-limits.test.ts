@@ -55,7 +55,7 @@ describe('timeouts from codeloop.json', () => {
   });
 });
 
-describe('list_files on a large directory', () => {
+describe('list_files on a large directory', { timeout: 60_000 }, () => {
   function makeLargeTree(): string {
     const workspace = makeWorkspace({ 'README.md': '# big\n' });
     for (const [directory, count] of [

