@@ -1,4 +1,4 @@
-# A codeloop worker image: Node 20 with git and Python for the agent's tools, and bubblewrap, the sandbox every
+# A codeloop worker image: Node 20 with git, Python and ripgrep (search_codebase) for the agent's tools, and bubblewrap, the sandbox every
 # command of the agent runs in (docker-compose.yml gives the worker the settings the sandbox needs).
 FROM node:20-bookworm
 RUN apt-get update \

@@ -14,6 +14,7 @@ import { benchSandboxCost } from './sandbox-cost.js';
 import { benchLintPerEdit } from './lint-per-edit.js';
 import { benchScale } from './scale.js';
 import { benchFaults } from './faults.js';
+import { benchSearch } from './search.js';
 import { benchTaskQueueReads } from './task-queue-reads.js';
 import { benchTaskEnvironment } from './task-environment.js';
 
@@ -26,6 +27,7 @@ const benches = {
   batch: benchBatchMakespan,
   sandbox: benchSandboxCost,
   lint: benchLintPerEdit,
+  search: benchSearch,
   scale: benchScale,
   environment: benchTaskEnvironment,
   faults: benchFaults,
@@ -41,9 +43,10 @@ async function main(): Promise<void> {
   const requested = args;
   const unknown = requested.filter((name) => !(name in benches));
   if (unknown.length) throw new Error(`unknown bench ${unknown.join(', ')}; choose from ${Object.keys(benches).join(', ')}`);
-  // `scale` and `faults` start a cluster and run for many minutes: only when named.
+  // `scale` and `faults` start a cluster and run for many minutes, `search` copies four Python standard libraries:
+  // only when named.
   const names = (
-    requested.length ? requested : Object.keys(benches).filter((name) => name !== 'scale' && name !== 'faults')
+    requested.length ? requested : Object.keys(benches).filter((name) => !['scale', 'faults', 'search'].includes(name))
   ) as (keyof typeof benches)[];
   installQuietRuntime();
   const env = await startBenchEnv();

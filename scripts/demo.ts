@@ -12,7 +12,7 @@ import { shownLink, webUiUrl } from '../src/client/web-ui.js';
 import { payloadCodecsFor } from '../src/payloads/codecs.js';
 import { loadConfig, type CodeloopConfig } from '../src/config.js';
 import { createCodeloopWorkers } from '../src/create-workers.js';
-import { ensureBubblewrap } from '../src/server/bubblewrap.js';
+import { ensureBubblewrap, ensureRipgrep } from '../src/server/bubblewrap.js';
 import { startDevServer, type DevServer } from '../src/server/dev-server.js';
 import type { TaskStateSnapshot } from '../src/shared/task-state.js';
 import { installWorkerRuntime } from '../src/telemetry/worker-runtime.js';
@@ -27,6 +27,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   installWorkerRuntime(config.worker.logLevel, config.telemetry);
   ensureBubblewrap(config.sandbox.mode);
+  ensureRipgrep();
   const { address, server } = await findOrStartServer(config);
   const fake = await startFakeMessagesApi();
   fake.setResponder(demoResponder());

@@ -1,6 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { NativeConnection, Worker, type WorkerOptions, type WorkerPlugin } from '@temporalio/worker';
 import { createActivities } from './activities/index.js';
+import { createSearchEngine, type SearchEngine } from './activities/tools/index.js';
 import { createActivityShell } from './activities/process/activity-shell.js';
 import { createSandbox, type Sandbox } from './activities/process/sandbox.js';
 import { loadConfig, readModelCredentials, type CodeloopConfig, type ModelCredentials } from './config.js';
@@ -33,6 +34,8 @@ export interface CodeloopWorkers {
   hostId: string;
   /** Where the agent's commands run on this host (see `createSandbox`). */
   sandbox: Sandbox;
+  /** How `search_codebase` searches on this host: ripgrep in the sandbox, or the slower built-in search. */
+  search: SearchEngine;
   taskQueue: string;
   hostQueue: string;
   workers: Worker[];
@@ -52,7 +55,8 @@ export async function createCodeloopWorkers(options: CodeloopWorkerOptions): Pro
   const hostId = options.hostId ?? config.worker.hostId;
   const hostQueue = hostQueueFor(taskQueue, hostId);
   const sandbox = createSandbox(env, config.sandbox);
-  const activities = createWorkerActivities({ env: options.env, config, hostId, hostQueue, sandbox });
+  const search = createSearchEngine(sandbox, env.PATH);
+  const activities = createWorkerActivities({ env: options.env, config, hostId, hostQueue, sandbox, search });
   const payloads = payloadCodecsFor(config.payloads, env);
   const common: Pick<WorkerOptions, 'connection' | 'namespace' | 'activities' | 'dataConverter' | 'plugins'> = {
     connection: options.connection,
@@ -71,6 +75,7 @@ export async function createCodeloopWorkers(options: CodeloopWorkerOptions): Pro
   return {
     hostId,
     sandbox,
+    search,
     taskQueue,
     hostQueue,
     workers,
@@ -94,6 +99,7 @@ export function createWorkerActivities(options: {
   hostId: string;
   hostQueue: string;
   sandbox: Sandbox;
+  search?: SearchEngine;
 }) {
   const env = workerEnv(options.env);
   const config = options.config ?? loadConfig(env);
@@ -105,6 +111,7 @@ export function createWorkerActivities(options: {
     hostId: options.hostId,
     hostQueue: options.hostQueue,
     sandbox: options.sandbox.mode,
+    search: options.search ?? createSearchEngine(options.sandbox, env.PATH),
     // Not configuration: the environment the command sandbox copies its allow-listed names from (see `commandEnv`).
     shell: createActivityShell(options.sandbox, env),
   });

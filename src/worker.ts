@@ -23,6 +23,7 @@ export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<v
         `codeloop worker on ${address} (namespace ${namespace}): task queue ${workers.taskQueue}, host queue ${workers.hostQueue}`,
       );
       console.error(`codeloop worker: ${workers.sandbox.mode === 'off' ? 'WARNING: ' : ''}${workers.sandbox.description}`);
+      console.error(`codeloop worker: ${workers.search.name === 'built-in' ? 'WARNING: ' : ''}${workers.search.description}`);
       const { metricsAddress } = config.telemetry;
       if (metricsAddress) console.error(`codeloop worker: Prometheus metrics on http://${metricsAddress}/metrics`);
       if (tracing) console.error(`codeloop worker: traces to ${tracing.url} (${config.telemetry.traces?.protocol})`);

@@ -3,12 +3,14 @@ import { createEnvironmentActivities } from './environment/index.js';
 import { createGitActivities } from './git/index.js';
 import { createModelActivities, type ModelDeps } from './model.js';
 import { createPlanFileActivities } from './plan-files.js';
-import { createToolActivities, type WorkspaceShell } from './tools/index.js';
+import { createToolActivities, type SearchEngine, type WorkspaceShell } from './tools/index.js';
 import { createVerificationActivities } from './verification/index.js';
 import { createWorkspaceActivities, type WorkspaceDeps } from './workspace.js';
 
 export interface ActivityDeps extends ModelDeps, WorkspaceDeps {
   shell: WorkspaceShell;
+  /** How `search_codebase` searches; by default the engine this process would make (see `createSearchEngine`). */
+  search?: SearchEngine;
   /** `CODELOOP_WORKTREES_DIR`: where batches' worktrees go; unset, beside each repository. */
   worktreesDir?: string;
 }

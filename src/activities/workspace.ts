@@ -11,6 +11,7 @@ import { homeRefusal, refuseWorkspace } from '../shared/task-input.js';
 import { truncateEnd } from '../text/truncate.js';
 import { readProjectFile } from './project-file.js';
 import { detectTechStack } from './tech-stack.js';
+import { describeCodeMap } from './code-map/code-map.js';
 import { listFiles } from './tools/list-files.js';
 import { detectGates } from './verification/gates.js';
 import { usesTypeChecker } from './verification/lint.js';
@@ -93,7 +94,9 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
       const fileTree = entries.length > TREE_ENTRIES ? [...shown, `… ${entries.length - TREE_ENTRIES} more`] : shown;
       // In the background: the first edit's type feedback is then incremental, against the project as the task found it.
       if (usesTypeChecker(workspace, deps.sandbox)) void prepareTypeCheck(workspace);
+      const codeMap = entries.length > TREE_ENTRIES ? await describeCodeMap(workspace) : undefined;
       return {
+        ...(codeMap ? { codeMap } : {}),
         instructions,
         techStack: detectTechStack(workspace),
         fileTree: fileTree.join('\n'),

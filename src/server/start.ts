@@ -3,7 +3,7 @@ import { loadConfig } from '../config.js';
 import { startCodecServer } from '../payloads/codec-server.js';
 import { payloadCodecsFor } from '../payloads/codecs.js';
 import { runWorker } from '../worker.js';
-import { ensureBubblewrap } from './bubblewrap.js';
+import { ensureBubblewrap, ensureRipgrep } from './bubblewrap.js';
 import { startDevServer } from './dev-server.js';
 
 /**
@@ -13,6 +13,7 @@ import { startDevServer } from './dev-server.js';
 async function start(): Promise<void> {
   const config = loadConfig();
   ensureBubblewrap(config.sandbox.mode);
+  ensureRipgrep();
   if (config.temporal.addressSet) {
     console.error(`codeloop: TEMPORAL_ADDRESS is set; starting only a worker against ${config.temporal.address}`);
     return runWorker();

@@ -39,9 +39,18 @@ export type GateMode = (typeof GATE_MODES)[number];
 /** How many times failing gates send the work back to the model before a human is asked. */
 export const MAX_CORRECTION_ROUNDS = 5;
 
+/** The longest a gate or a test run may be given: an hour, for suites that take that long. */
+export const MAX_CHECK_SECONDS = 3600;
+
+/** A gate's timeout when neither it nor `gateTimeoutSeconds` says otherwise; also `run_tests`' default. */
+export const DEFAULT_CHECK_SECONDS = 300;
+
+const checkSeconds = () => z.number().int().min(1).max(MAX_CHECK_SECONDS);
+
 /**
  * `codeloop.json` (or `codeloop.yaml`) in the workspace: gates replace the detected ones (`[]` turns them off);
- * `lint: false` turns off linting on edits.
+ * `lint: false` turns off linting on edits; `gateTimeoutSeconds` is every gate's timeout that sets none of its own
+ * (detected gates included), `test.timeoutSeconds` that of `run_tests` and the tests gate.
  */
 export const WorkspaceConfigSchema = builtOnce('gates/WorkspaceConfigSchema', () =>
   z.object({
@@ -50,11 +59,19 @@ export const WorkspaceConfigSchema = builtOnce('gates/WorkspaceConfigSchema', ()
         z.object({
           name: z.string().min(1),
           command: z.string().min(1),
-          timeoutSeconds: z.number().int().min(1).max(3600).default(300),
+          timeoutSeconds: checkSeconds().optional(),
         }),
       )
       .optional(),
+    gateTimeoutSeconds: checkSeconds().optional(),
     lint: z.boolean().default(true),
+    /** The code map in the project layer: `false` for none; its size in tokens, and the files a repository needs to get one. */
+    codeMap: z
+      .union([
+        z.literal(false),
+        z.object({ tokens: z.number().int().min(200).max(8000).optional(), minFiles: z.number().int().min(0).optional() }).strict(),
+      ])
+      .optional(),
     /**
      * How `run_tests` and the tests gate run the suite: `command` instead of the detected one, and `hooks: false` to
      * skip package.json's `pretest`/`posttest` (npm's `--ignore-scripts`). A string is the command alone.
@@ -64,8 +81,10 @@ export const WorkspaceConfigSchema = builtOnce('gates/WorkspaceConfigSchema', ()
         z
           .string()
           .min(1)
-          .transform((command) => ({ command, hooks: true })),
-        z.object({ command: z.string().min(1).optional(), hooks: z.boolean().default(true) }).strict(),
+          .transform((command): { command?: string; hooks: boolean; timeoutSeconds?: number } => ({ command, hooks: true })),
+        z
+          .object({ command: z.string().min(1).optional(), hooks: z.boolean().default(true), timeoutSeconds: checkSeconds().optional() })
+          .strict(),
       ])
       .optional(),
     /**

@@ -33,14 +33,20 @@ export const toolInputSchemas = builtOnce(
         content: z.string().describe('Full content of the new file'),
       }),
       search_codebase: z.object({
-        pattern: z.string().min(1).describe('JavaScript regular expression searched line by line'),
+        pattern: z.string().min(1).describe('Regular expression searched line by line'),
         file_glob: z.string().optional().describe('Limit the search to files matching this glob, e.g. "src/**/*.ts"'),
+        case_insensitive: z.boolean().optional().describe('Match letters in either case'),
         max_results: z.number().int().min(1).max(200).default(20).describe('Maximum matching lines to return'),
+      }),
+      find_symbol: z.object({
+        name: z.string().min(1).describe('A function, class, type, method or constant name, e.g. "parseConfig"'),
+        max_results: z.number().int().min(1).max(200).default(20).describe('Maximum lines of use to return'),
       }),
       list_files: z.object({
         path: z.string().optional().describe('Directory relative to the workspace root (default: the root)'),
         pattern: z.string().optional().describe('Only list files matching this glob'),
         max_depth: z.number().int().min(1).max(10).default(3).describe('How many directory levels to descend'),
+        page: z.number().int().min(1).optional().describe('Which page of a long listing to show (1-based)'),
       }),
       run_command: z.object({
         command: z.string().min(1).describe('Shell command, run in the workspace root'),
@@ -73,9 +79,11 @@ const descriptions: Record<ToolName, string> = {
   create_file:
     'Create a new file. Fails if the file exists: use edit_file for existing files. Never under .git/: codeloop manages git itself.',
   search_codebase:
-    'Search file contents with a regular expression. Skips binary files, files over 1 MB, gitignored files, and node_modules, build output and caches unless file_glob starts inside them (e.g. dist/**/*.js).',
+    'Search file contents with a regular expression (ripgrep syntax; look-around and backreferences work too). Returns matching lines verbatim as path:line | text, the way read_file shows them. Skips binary files, files over 1 MB, gitignored files, and node_modules, build output and caches unless file_glob starts inside them (e.g. dist/**/*.js).',
+  find_symbol:
+    'Find where a name is defined (TypeScript, JavaScript, Python, Go: functions, classes, types, methods, constants) and the lines that use it, as path:line | text.',
   list_files:
-    'List files under a directory, skipping .git, node_modules, build output, caches and gitignored paths; a path inside dist/ or node_modules/ lists it.',
+    'List files under a directory, skipping .git, node_modules, build output, caches and gitignored paths; a path inside dist/ or node_modules/ lists it. A long listing starts with its directories and their file counts, then shows one page at a time.',
   run_command: 'Run a shell command in the workspace root. Output over 4,000 characters keeps the first and last 2,000.',
   run_tests:
     "Run the project's tests (npm test, pytest, or codeloop.json's test command). Without verbose: the failing tests, new ones first, and the first new failure.",
@@ -88,6 +96,7 @@ export const TOOL_ACTIVITIES = {
   read_file: 'readFile',
   list_files: 'listFiles',
   search_codebase: 'searchCodebase',
+  find_symbol: 'findSymbol',
   create_file: 'createFile',
   edit_file: 'editFile',
   run_command: 'runCommand',
@@ -100,7 +109,13 @@ export type WorkspaceToolName = keyof typeof TOOL_ACTIVITIES;
 export const COMMAND_TOOLS: ReadonlySet<ToolName> = new Set(['run_command', 'run_tests']);
 
 /** Tools that touch nothing: calls to them in one turn may run at the same time. */
-export const CONCURRENT_TOOLS: ReadonlySet<ToolName> = new Set(['read_file', 'list_files', 'search_codebase', 'raise_blocker']);
+export const CONCURRENT_TOOLS: ReadonlySet<ToolName> = new Set([
+  'read_file',
+  'list_files',
+  'search_codebase',
+  'find_symbol',
+  'raise_blocker',
+]);
 
 export function isToolName(name: string): name is ToolName {
   return Object.hasOwn(toolInputSchemas, name);

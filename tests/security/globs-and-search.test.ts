@@ -12,6 +12,7 @@ import { listWorkspaceFiles } from '../../src/activities/tools/list-files.js';
 import { readRegularFile } from '../../src/activities/tools/read-regular-file.js';
 import { REGEX_TIME_LIMIT_MS, startRegexSearch } from '../../src/activities/tools/regex-search.js';
 import { searchCodebase } from '../../src/activities/tools/search-codebase.js';
+import { builtInSearch } from '../../src/activities/tools/search/built-in-search.js';
 import type { ToolOutcome } from '../../src/activities/tools/tool-outcome.js';
 import { makeWorkspace } from '../support/workspace.js';
 
@@ -190,9 +191,9 @@ describe('globs that lead out of the workspace are refused, naming the fix', () 
 
   test('globs with ./ and brace sets inside the workspace work as before, without the ./', async () => {
     const workspace = makeWorkspace({ 'src/a.ts': 'needle\n', 'tests/b.ts': 'needle\n', 'docs/c.md': 'needle\n' });
-    expect((await search(workspace, 'needle', './src/*.ts')).content).toBe('1 matches for /needle/:\nsrc/a.ts:1: needle');
+    expect((await search(workspace, 'needle', './src/*.ts')).content).toBe('1 matches for /needle/:\nsrc/a.ts:1 | needle');
     expect((await search(workspace, 'needle', '{src,tests}/*.ts')).content).toBe(
-      '2 matches for /needle/:\nsrc/a.ts:1: needle\ntests/b.ts:1: needle',
+      '2 matches for /needle/:\nsrc/a.ts:1 | needle\ntests/b.ts:1 | needle',
     );
     expect(listed(await list(workspace, './**/*.ts'))).toEqual(['src/a.ts', 'tests/b.ts']);
     expect(listed(await list(workspace, 'src/./*'))).toEqual(['src/a.ts']);
@@ -220,7 +221,7 @@ describe('symlinks never lead a glob outside', () => {
       expect(listed(listing), glob).not.toContain('link-dir');
     }
     expect(listed(await list(workspace))).toEqual(['src/', 'src/app.ts']);
-    expect((await search(workspace, SEARCH)).content).toBe(`1 matches for /${SEARCH}/:\nsrc/app.ts:1: const inside = true;`);
+    expect((await search(workspace, SEARCH)).content).toBe(`1 matches for /${SEARCH}/:\nsrc/app.ts:1 | const inside = true;`);
   });
 
   test('a symlinked file pointing outside is not read, nor listed', async () => {
@@ -242,7 +243,7 @@ describe('symlinks never lead a glob outside', () => {
     symlinkSync('real/keep.txt', path.join(workspace, 'keep-link.txt'));
     expect(listed(await list(workspace))).toEqual(['alias', 'keep-link.txt', 'real/', 'real/keep.txt']);
     expect(listed(await list(workspace, 'alias/*'))).toEqual(['alias/keep.txt']);
-    expect((await search(workspace, 'needle', 'alias/*')).content).toBe('1 matches for /needle/:\nalias/keep.txt:1: needle');
+    expect((await search(workspace, 'needle', 'alias/*')).content).toBe('1 matches for /needle/:\nalias/keep.txt:1 | needle');
   });
 
   test('a directory swapped for a symlink to outside while globs walk it is never listed or read through', async () => {
@@ -318,7 +319,7 @@ describe('search reads only regular files, and only so much of them', () => {
         expect(outcome, glob).not.toBe('hung');
         expect(outcome, glob).toMatchObject({ isError: false, content: expect.not.stringContaining('needle-from-fifo') });
       }
-      expect((await search(workspace, 'needle')).content).toBe('1 matches for /needle/:\na.txt:1: needle');
+      expect((await search(workspace, 'needle')).content).toBe('1 matches for /needle/:\na.txt:1 | needle');
       expect(listed(await list(workspace))).toEqual(['a.txt', 'pipe.txt']);
       expect(await readRegularFile(workspace, fifo, 1_000)).toBe('not-regular');
       expect(await watched.wasOpened()).toBe(false);
@@ -354,7 +355,7 @@ describe('search reads only regular files, and only so much of them', () => {
     symlinkSync('/dev/zero', path.join(workspace, 'zero.txt'));
     symlinkSync('/dev/urandom', path.join(workspace, 'random.txt'));
     const outcome = await search(workspace, '.', '*.txt');
-    expect(outcome.content).toBe('1 matches for /./:\na.txt:1: x');
+    expect(outcome.content).toBe('1 matches for /./:\na.txt:1 | x');
   });
 
   test('files over 1 MB are skipped, and a search that finds nothing says so', async () => {
@@ -366,11 +367,14 @@ describe('search reads only regular files, and only so much of them', () => {
   test('a match on a very long line is found and shown cut to 200 characters', async () => {
     const workspace = makeWorkspace({ 'bundle.js': `${'x'.repeat(900_000)}needle${'y'.repeat(50_000)}\nsecond needle\n` });
     const { content } = await search(workspace, 'needle');
-    expect(content).toBe(`2 matches for /needle/:\nbundle.js:1: ${'x'.repeat(200)}…\nbundle.js:2: second needle`);
+    expect(content).toBe(`2 matches for /needle/:\nbundle.js:1 | ${'x'.repeat(200)}…\nbundle.js:2 | second needle`);
   });
 });
 
-describe('a regular expression cannot block the worker', () => {
+/** The built-in search (a worker without ripgrep) runs JavaScript regular expressions, which can backtrack without end. */
+describe('a regular expression cannot block the worker (the built-in search)', () => {
+  const search = (workspace: string, pattern: string) => searchCodebase(workspace, { pattern, max_results: 50 }, builtInSearch);
+
   test('a catastrophically backtracking pattern is stopped within 2 s while the event loop keeps running', async () => {
     const workspace = makeWorkspace({ 'a.txt': 'fine\n', 'evil.txt': `${backtrackingLine(8_000)}\n` });
     const watched = await watchEventLoop(() => search(workspace, '^(a+)+$'));
@@ -394,7 +398,7 @@ describe('a regular expression cannot block the worker', () => {
   test('the next search after a stopped one works, with the same result as before', async () => {
     const workspace = makeWorkspace({ 'a.py': 'def foo():\n  pass\n', 'evil.txt': `${backtrackingLine(8_000)}\n` });
     expect(await search(workspace, '^(a+)+$')).toMatchObject({ isError: true });
-    expect((await search(workspace, 'def \\w+')).content).toBe('1 matches for /def \\w+/:\na.py:1: def foo():');
+    expect((await search(workspace, 'def \\w+')).content).toBe('1 matches for /def \\w+/:\na.py:1 | def foo():');
   });
 
   test('a search thread that fails before its first batch reports it instead of crashing the worker', async () => {
@@ -408,7 +412,7 @@ describe('a regular expression cannot block the worker', () => {
     const workspace = makeWorkspace({ 'evil.txt': `${backtrackingLine(8_000)}\n` });
     const environment = new MockActivityEnvironment();
     const started = performance.now();
-    const running = environment.run(searchCodebase, workspace, { pattern: '^(a+)+$', max_results: 20 });
+    const running = environment.run(searchCodebase, workspace, { pattern: '^(a+)+$', max_results: 20 }, builtInSearch);
     setTimeout(() => environment.cancel(), 100);
     await expect(running).rejects.toMatchObject({ name: 'CancelledFailure' });
     expect(performance.now() - started).toBeLessThan(REGEX_TIME_LIMIT_MS - 200);
@@ -419,8 +423,8 @@ describe('a regular expression cannot block the worker', () => {
     const environment = new MockActivityEnvironment();
     let heartbeats = 0;
     environment.on('heartbeat', () => (heartbeats += 1));
-    const outcome: ToolOutcome = await environment.run(searchCodebase, workspace, { pattern: 'needle', max_results: 20 });
-    expect(outcome.content).toBe('1 matches for /needle/:\na.txt:1: needle');
+    const outcome: ToolOutcome = await environment.run(searchCodebase, workspace, { pattern: 'needle', max_results: 20 }, builtInSearch);
+    expect(outcome.content).toBe('1 matches for /needle/:\na.txt:1 | needle');
     expect(heartbeats).toBeGreaterThan(0);
   });
 });

@@ -1,13 +1,14 @@
 import { expect, test } from 'vitest';
 import { toolDefinitions, toolInputSchemas } from '../../src/shared/tools.js';
 
-test('the model sees exactly the seed tools, each with an object input schema', () => {
+test('the model sees exactly the seed tools and find_symbol, each with an object input schema', () => {
   const definitions = toolDefinitions();
   expect(definitions.map((tool) => tool.name)).toEqual([
     'read_file',
     'edit_file',
     'create_file',
     'search_codebase',
+    'find_symbol',
     'list_files',
     'run_command',
     'run_tests',
@@ -26,6 +27,7 @@ test('required fields and defaults follow the seed design', () => {
   expect(byName.read_file.required).toEqual(['path']);
   expect(byName.search_codebase.required).toEqual(['pattern']);
   expect(byName.list_files.required ?? []).toEqual([]);
+  expect(byName.find_symbol.required).toEqual(['name']);
   expect(toolInputSchemas.search_codebase.parse({ pattern: 'x' }).max_results).toBe(20);
   expect(toolInputSchemas.list_files.parse({}).max_depth).toBe(3);
   expect(toolInputSchemas.run_command.parse({ command: 'ls' }).timeout).toBe(60);

@@ -29,8 +29,14 @@ export interface Sandbox {
   readonly description: string;
   /** bubblewrap's path, for a sandbox that uses it (the task network namespace's holder runs in one too). */
   readonly bwrap?: string;
-  /** `network`: the task's own network namespace (see `TaskNetwork`), for a command that joins it. */
-  launch(command: string, options: { workspace: string; access: CommandAccess; timeoutSeconds: number; network?: TaskNetwork }): Launch;
+  /**
+   * `network`: the task's own network namespace (see `TaskNetwork`), for a command that joins it. `readOnly`: the
+   * workspace is bound read-only, for programs that only read it (search).
+   */
+  launch(
+    command: string,
+    options: { workspace: string; access: CommandAccess; timeoutSeconds: number; network?: TaskNetwork; readOnly?: boolean },
+  ): Launch;
 }
 
 /** Processes one command may have at once; a fork bomb stops here. */
@@ -90,8 +96,8 @@ export function createSandbox(
       (overlays.usable
         ? '; dependency directories of a checkout are copy-on-write in its task worktrees'
         : `; dependency directories of a checkout are read-only in its task worktrees (no overlay: ${overlays.why})`),
-    launch(command, { workspace, access, network }) {
-      const view = workspaceMounts(workspace, { dependencies: access.dependencies ?? 'checkout', overlays: overlays.usable });
+    launch(command, { workspace, access, network, readOnly = false }) {
+      const view = workspaceMounts(workspace, { dependencies: access.dependencies ?? 'checkout', overlays: overlays.usable, readOnly });
       const args = [
         ...['--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--new-session', '--cap-drop', 'ALL'],
         ...['--uid', SANDBOX_UID, '--gid', SANDBOX_UID, '--hostname', 'codeloop'],

@@ -36,15 +36,18 @@ export type DependencySource = 'checkout' | 'own';
  * overlays (writes land in a directory of the task's, removed with the worktree; the checkout's never change),
  * read-only otherwise.
  */
-export function workspaceMounts(workspace: string, options: { dependencies: DependencySource; overlays: boolean }): WorkspaceMounts {
+export function workspaceMounts(
+  workspace: string,
+  options: { dependencies: DependencySource; overlays: boolean; readOnly?: boolean },
+): WorkspaceMounts {
+  const bind = options.readOnly ? '--ro-bind' : '--bind';
   const view = worktreeViewOf(workspace);
-  if (!view)
-    return { args: ['--bind', workspace, workspace, ...checkoutGitMounts(workspace)], cwd: workspace, overlays: [], project: workspace };
+  if (!view) return { args: [bind, workspace, workspace, ...checkoutGitMounts(workspace)], cwd: workspace, overlays: [], project: workspace };
   const state = worktreeStateDir(view.worktree);
   mkdirSync(state, { recursive: true });
-  const args = ['--bind', view.worktree, view.checkout, ...gitFileMounts(view, state)];
+  const args = [bind, view.worktree, view.checkout, ...gitFileMounts(view, state)];
   const overlays: Overlay[] = [];
-  if (options.dependencies === 'checkout') {
+  if (options.dependencies === 'checkout' && !options.readOnly) {
     for (const name of checkoutDependencies(view)) {
       const lower = path.join(view.checkout, name);
       if (!options.overlays || /[,:\\]/.test(lower + state)) {

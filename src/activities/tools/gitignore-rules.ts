@@ -40,12 +40,33 @@ export function createGitignoreRules(root: string): GitignoreRules {
     return done;
   };
   const add = (text: string | undefined, directory: string) => {
-    if (text) matcher.add(text.split(/\r?\n/).flatMap((line) => scopeRule(line, directory) ?? []));
+    if (text) matcher.add(scopedLines(text, directory));
   };
   return {
     load,
     ignores: (relative, isDirectory) => relative !== '' && matcher.ignores(isDirectory ? `${relative}/` : relative),
   };
+}
+
+/**
+ * The same rules as one ignore file that applies from the workspace root, for a program that walks the workspace
+ * itself (ripgrep, which then reads no ignore file of its own): `.git/info/exclude`, then the `.gitignore` of each of
+ * `directories` (workspace-relative, `''` for the root), parents before children so that later rules win as in git.
+ * Each file is read as `load` reads it: regular files inside the workspace only, none over the size cap.
+ */
+export async function rootScopedRules(root: string, directories: readonly string[]): Promise<string> {
+  const ordered = [...new Set(directories)].sort();
+  const texts = await Promise.all([
+    readIgnoreFile(root, '.git/info/exclude').then((text) => scopedLines(text, '')),
+    ...ordered.map((directory) =>
+      readIgnoreFile(root, path.posix.join(directory, '.gitignore')).then((text) => scopedLines(text, directory)),
+    ),
+  ]);
+  return texts.flat().join('\n');
+}
+
+function scopedLines(text: string | undefined, directory: string): string[] {
+  return text ? text.split(/\r?\n/).flatMap((line) => scopeRule(line, directory) ?? []) : [];
 }
 
 /**

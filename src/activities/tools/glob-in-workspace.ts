@@ -90,7 +90,11 @@ export function realPathOfOpen(handle: FileHandle): Promise<string> {
   return readlink(`/proc/self/fd/${handle.fd}`);
 }
 
-function refuseEscapingPattern(pattern: string, option: string, relativeTo: string): void {
+/**
+ * Refuses a glob that could lead out of the workspace: absolute, `~` or `..` after brace expansion, or too long or
+ * too many expansions to check; the refusal names the fix. `relativeTo` says what the pattern is relative to.
+ */
+export function refuseEscapingPattern(pattern: string, option: string, relativeTo: string): void {
   if (pattern.length > MAX_PATTERN_CHARS)
     refuse(`${option} is ${pattern.length} characters long; keep it under ${MAX_PATTERN_CHARS}, e.g. src/**/*.ts`);
   if (countBraceExpansions(pattern) > MAX_EXPANDED_PATTERNS) {

@@ -48,10 +48,10 @@ export const IGNORED_DIRECTORIES: readonly string[] = [
 ];
 
 /** Ignored only inside a parent of a given name: Yarn's caches, Bundler's installed gems. */
-const IGNORED_NESTED_DIRECTORIES = ['.yarn/cache', '.yarn/unplugged', 'vendor/bundle'];
+export const IGNORED_NESTED_DIRECTORIES = ['.yarn/cache', '.yarn/unplugged', 'vendor/bundle'];
 
 /** Ignored by how the name ends: setuptools metadata (`mypkg.egg-info`). */
-const IGNORED_DIRECTORY_SUFFIXES = ['.egg-info'];
+export const IGNORED_DIRECTORY_SUFFIXES = ['.egg-info'];
 
 /** True when the directory at `relative` (a workspace-relative path with `/`) is one no default walk enters. */
 export function isIgnoredDirectory(relative: string): boolean {

@@ -1,5 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { ToolInput, ToolName } from '../../shared/tools.js';
+import { findSymbol } from '../code-map/find-symbol.js';
 import type { CommandAccess } from '../process/sandbox.js';
 import { formatLintErrors, lintFile, readWorkspaceConfig } from '../verification/index.js';
 import { createWorkspaceFile } from './create-file.js';
@@ -9,6 +10,7 @@ import { readWorkspaceFile } from './read-file.js';
 import { runWorkspaceCommand, withAccess, type WorkspaceShell } from './run-command.js';
 import { runWorkspaceTests } from './run-tests.js';
 import { searchCodebase } from './search-codebase.js';
+import type { SearchEngine } from './search/search-engine.js';
 import type { ToolOutcome } from './tool-outcome.js';
 
 /** One tool call: the workspace on this host, the model's validated input, and what the task's commands may reach. */
@@ -22,14 +24,21 @@ export interface ToolCall<N extends ToolName> {
 
 export type { ToolOutcome } from './tool-outcome.js';
 export type { WorkspaceShell } from './run-command.js';
+export type { SearchEngine } from './search/search-engine.js';
+export { createSearchEngine } from './search/search-engines.js';
 
-/** One activity per tool, so each step is its own event in history with its own summary. */
-export function createToolActivities(deps: { shell: WorkspaceShell }) {
+/**
+ * One activity per tool, so each step is its own event in history with its own summary. `search` is how
+ * `search_codebase` searches (ripgrep in the worker's sandbox, see `createSearchEngine`); by default the engine this
+ * process would make.
+ */
+export function createToolActivities(deps: { shell: WorkspaceShell; search?: SearchEngine }) {
   const shellFor = (call: { access?: CommandAccess }) => withAccess(deps.shell, call.access);
   return {
     readFile: (call: ToolCall<'read_file'>): Promise<ToolOutcome> => readWorkspaceFile(call.workspace, call.input),
     listFiles: (call: ToolCall<'list_files'>): Promise<ToolOutcome> => listWorkspaceFiles(call.workspace, call.input),
-    searchCodebase: (call: ToolCall<'search_codebase'>): Promise<ToolOutcome> => searchCodebase(call.workspace, call.input),
+    searchCodebase: (call: ToolCall<'search_codebase'>): Promise<ToolOutcome> => searchCodebase(call.workspace, call.input, deps.search),
+    findSymbol: (call: ToolCall<'find_symbol'>): Promise<ToolOutcome> => findSymbol(call.workspace, call.input, deps.search),
     createFile: async (call: ToolCall<'create_file'>): Promise<ToolOutcome> =>
       withLint(shellFor(call), call.workspace, await createWorkspaceFile(call.workspace, call.input)),
     editFile: async (call: ToolCall<'edit_file'>): Promise<ToolOutcome> =>

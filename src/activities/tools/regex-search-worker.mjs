@@ -5,14 +5,14 @@
  *
  * Plain JavaScript, so it loads the same under tsx, vitest and node without a TypeScript loader.
  *
- * workerData: { pattern: string, maxLineChars: number }
+ * workerData: { pattern: string, flags: string, maxLineChars: number }
  * each message in: { files: { name: string, bytes: Uint8Array }[], keep: number }
  * each reply: { total: number, shown: { file: string, line: number, text: string }[] }, `shown` holding the first
  * `keep` matching lines, each cut to `maxLineChars` characters.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 
-const regex = new RegExp(workerData.pattern);
+const regex = new RegExp(workerData.pattern, workerData.flags);
 const decoder = new TextDecoder();
 
 parentPort.on('message', ({ files, keep }) => {

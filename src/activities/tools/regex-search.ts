@@ -1,6 +1,4 @@
-import path from 'node:path';
-import { Worker } from 'node:worker_threads';
-import { projectRoot } from '../../project-root.js';
+import { startTimedThread } from '../timed-thread.js';
 import { ToolRefusal } from './tool-outcome.js';
 
 /**
@@ -40,52 +38,27 @@ export interface RegexSearch {
 }
 
 /**
- * Starts a thread for `pattern` (already checked to compile). A batch that runs past the time limit ends the
+ * Starts a thread for `pattern` (already checked to compile with `flags`, `i` or none). A batch that runs past the time limit ends the
  * thread and rejects with a refusal the model can act on; so does one that runs out of memory. `signal` (the
  * activity's cancellation) ends the thread too, rejecting with the signal's reason.
  */
-export function startRegexSearch(pattern: string, options: { maxLineChars: number; signal?: AbortSignal }): RegexSearch {
-  const worker = new Worker(path.join(projectRoot, 'src', 'activities', 'tools', 'regex-search-worker.mjs'), {
-    workerData: { pattern, maxLineChars: options.maxLineChars },
-    // The script is plain JavaScript: the thread needs none of the parent's loaders (tsx) or flags.
-    execArgv: [],
-    resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB },
+export function startRegexSearch(pattern: string, options: { maxLineChars: number; flags?: string; signal?: AbortSignal }): RegexSearch {
+  let fileCount = 0;
+  const thread = startTimedThread<{ files: SearchedFile[]; keep: number }, BatchMatches>({
+    script: 'src/activities/tools/regex-search-worker.mjs',
+    workerData: { pattern, flags: options.flags ?? '', maxLineChars: options.maxLineChars },
+    heapMb: THREAD_HEAP_MB,
+    timeLimitMs: REGEX_TIME_LIMIT_MS,
+    onTimeout: () => new ToolRefusal(describeTimeout(pattern, fileCount)),
+    onOutOfMemory: () => outOfMemory(pattern),
+    signal: options.signal,
   });
-  let ended: Error | undefined;
-  let failBatch: ((error: unknown) => void) | undefined;
-  const end = (error: Error) => {
-    ended ??= error;
-    failBatch?.(ended);
-  };
-  // Listening from the start: a thread that fails before its first batch must not become an unhandled 'error'.
-  worker.on('error', (error: Error & { code?: string }) => end(error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? outOfMemory(pattern) : error));
-  worker.on('exit', (code) => end(new Error(`the regex search thread exited with code ${code} before it answered`)));
   return {
-    match: (files, keep) =>
-      new Promise((resolve, reject) => {
-        if (ended) return reject(ended);
-        const settle = (finish: () => void) => {
-          clearTimeout(timer);
-          worker.off('message', onMessage);
-          options.signal?.removeEventListener('abort', onAbort);
-          failBatch = undefined;
-          finish();
-        };
-        const onMessage = (matches: BatchMatches) => settle(() => resolve(matches));
-        const onAbort = () => failBatch?.(options.signal!.reason);
-        const timer = setTimeout(() => {
-          failBatch?.(new ToolRefusal(describeTimeout(pattern, files.length)));
-          void worker.terminate();
-        }, REGEX_TIME_LIMIT_MS);
-        failBatch = (error) => settle(() => reject(error));
-        worker.on('message', onMessage);
-        if (options.signal?.aborted) return onAbort();
-        options.signal?.addEventListener('abort', onAbort);
-        worker.postMessage({ files, keep });
-      }),
-    close: async () => {
-      await worker.terminate();
+    match: (files, keep) => {
+      fileCount = files.length;
+      return thread.ask({ files, keep });
     },
+    close: () => thread.close(),
   };
 }
 

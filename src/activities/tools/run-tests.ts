@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { COMMAND_OUTPUT_CHARS, COMMAND_TIMEOUT } from '../../shared/constants.js';
+import { COMMAND_OUTPUT_CHARS } from '../../shared/constants.js';
 import type { ToolInput } from '../../shared/tools.js';
 import { asRecord, readPackageManifest, type PackageManifest } from '../tech-stack.js';
 import type { ToolOutcome } from './tool-outcome.js';
@@ -8,7 +8,7 @@ import { describeRun, shellQuote, type WorkspaceShell } from './run-command.js';
 import { resolveInWorkspace } from './workspace-path.js';
 import { observe, refuse } from './tool-outcome.js';
 import { failingTests, firstFailure } from './test-report.js';
-import type { WorkspaceConfig } from '../../shared/gates.js';
+import { DEFAULT_CHECK_SECONDS, type WorkspaceConfig } from '../../shared/gates.js';
 import type { SandboxMode } from '../../shared/command-access.js';
 import { dependencyDir } from '../dependency-links.js';
 import { readWorkspaceConfig } from '../verification/workspace-config.js';
@@ -73,7 +73,7 @@ export async function runWorkspaceTests(
     }
     const target = input.test_path ? ` ${shellQuote(testTarget(workspace, input.test_path))}` : '';
     const command = `${base}${target}`;
-    const result = await shell(command, { workspace, timeoutMs: COMMAND_TIMEOUT.maxSeconds * 1000 });
+    const result = await shell(command, { workspace, timeoutMs: (config?.timeoutSeconds ?? DEFAULT_CHECK_SECONDS) * 1000 });
     const passed = result.exitCode === 0;
     if (input.verbose || passed || result.timedOut) {
       return { content: describeRun(command, result, passed ? 1_500 : COMMAND_OUTPUT_CHARS), isError: !passed };

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import { COMMAND_OUTPUT_CHARS } from '../../shared/constants.js';
-import type { GateResult, GateSpec } from '../../shared/gates.js';
+import { DEFAULT_CHECK_SECONDS, type GateResult, type GateSpec } from '../../shared/gates.js';
 import { truncateMiddle } from '../../text/truncate.js';
 import type { SandboxMode } from '../../shared/command-access.js';
 import { dependencyDir } from '../dependency-links.js';
@@ -13,17 +13,16 @@ import { detectTestCommand } from '../tools/run-tests.js';
 import { failuresIn, firstFailure } from '../tools/test-report.js';
 import { readWorkspaceConfig } from './workspace-config.js';
 
-const DEFAULT_GATE_SECONDS = 300;
-
 /**
  * The gates a finished task must pass: the workspace's `codeloop.json` gates when it has them, otherwise what its
  * manifests show: tests, lint, type check, build.
  */
 export function detectGates(workspace: string, sandboxMode?: SandboxMode): GateSpec[] {
   const config = readWorkspaceConfig(workspace);
-  if (config.gates) return config.gates;
+  const seconds = config.gateTimeoutSeconds ?? DEFAULT_CHECK_SECONDS;
+  if (config.gates) return config.gates.map((gate) => ({ ...gate, timeoutSeconds: gate.timeoutSeconds ?? seconds }));
   const gates: GateSpec[] = [];
-  const add = (name: string, command: string) => gates.push({ name, command, timeoutSeconds: DEFAULT_GATE_SECONDS });
+  const add = (name: string, command: string, timeoutSeconds = seconds) => gates.push({ name, command, timeoutSeconds });
   const packageJson = readPackageManifest(workspace);
   if (packageJson.state === 'read') {
     const scripts = asRecord(packageJson.manifest.scripts) ?? {};
@@ -43,7 +42,9 @@ export function detectGates(workspace: string, sandboxMode?: SandboxMode): GateS
     if (ruff) add('ruff', `${ruff} check --no-fix --output-format concise .`);
   }
   const tests = detectTestCommand(workspace, packageJson, config.test, sandboxMode);
-  if (tests && (config.test?.command || tests.startsWith('npm') || hasPythonTests(workspace))) add('tests', tests.replace(/ --$/, ''));
+  if (tests && (config.test?.command || tests.startsWith('npm') || hasPythonTests(workspace))) {
+    add('tests', tests.replace(/ --$/, ''), config.test?.timeoutSeconds ?? seconds);
+  }
   return gates;
 }
 

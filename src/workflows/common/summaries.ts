@@ -22,6 +22,8 @@ export function summarizeToolCall<N extends ToolName>(name: N, input: ToolInput<
       return oneLine(`list ${call.input.path ?? '.'}${call.input.pattern ? ` ${call.input.pattern}` : ''} (depth ${call.input.max_depth})`);
     case 'search_codebase':
       return oneLine(`search /${call.input.pattern}/${call.input.file_glob ? ` in ${call.input.file_glob}` : ''}`);
+    case 'find_symbol':
+      return oneLine(`find symbol ${call.input.name}`);
     case 'create_file':
       return oneLine(`create ${call.input.path}`);
     case 'edit_file':

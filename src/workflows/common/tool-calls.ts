@@ -2,7 +2,7 @@ import { ActivityFailure, isCancellation } from '@temporalio/workflow';
 import type { ToolOutcome } from '../../activities/index.js';
 import type { CommandAccess } from '../../shared/command-access.js';
 import type { ToolResultBlock, ToolUseBlock } from '../../shared/conversation.js';
-import { COMMAND_TIMEOUT } from '../../shared/constants.js';
+import { MAX_CHECK_SECONDS } from '../../shared/gates.js';
 import {
   COMMAND_TOOLS,
   CONCURRENT_TOOLS,
@@ -55,8 +55,9 @@ function executeOnHost(name: WorkspaceToolName, input: unknown, target: ToolTarg
   const call = [{ workspace: target.workspace, input, access: target.access, ...known }] as [never];
   return onHost(target.hostWait, summary, (limit) => {
     if (!COMMAND_TOOLS.has(name)) return fileActivities[activity].executeWithOptions({ ...options, ...limit }, call);
-    // A command's own timeout plus a minute to report; run_tests uses the maximum command timeout.
-    const seconds = name === 'run_command' ? (input as ToolInput<'run_command'>).timeout : COMMAND_TIMEOUT.maxSeconds;
+    // A command's own timeout plus a minute to report. run_tests' timeout is the workspace's (codeloop.json, up to an
+    // hour), known only on its host: the heartbeat still notices a dead host within seconds.
+    const seconds = name === 'run_command' ? (input as ToolInput<'run_command'>).timeout : MAX_CHECK_SECONDS;
     return commandActivities[activity].executeWithOptions({ ...options, ...limit, startToCloseTimeout: `${seconds + 60} seconds` }, call);
   });
 }

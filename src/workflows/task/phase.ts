@@ -8,6 +8,7 @@ function phaseOfCall({ name, input }: ExecutedCall): TaskPhase | undefined {
     case 'read_file':
     case 'list_files':
     case 'search_codebase':
+    case 'find_symbol':
       return 'exploring';
     case 'create_file':
       return 'creating';

@@ -122,11 +122,11 @@ describe('search_codebase', () => {
       'node_modules/z.js': 'foo',
     });
     const all = await searchCodebase(workspace, { pattern: 'foo\\w*\\(', max_results: 20 });
-    expect(all.content).toBe('3 matches for /foo\\w*\\(/:\na.py:1: def foo():\na.py:3: def food():\nb.ts:1: function foo() {}');
+    expect(all.content).toBe('3 matches for /foo\\w*\\(/:\na.py:1 | def foo():\na.py:3 | def food():\nb.ts:1 | function foo() {}');
     const limited = await searchCodebase(workspace, { pattern: 'foo', max_results: 1 });
     expect(limited.content).toContain('… 2 more matches');
     const globbed = await searchCodebase(workspace, { pattern: 'foo', file_glob: '**/*.ts', max_results: 20 });
-    expect(globbed.content).toBe('1 matches for /foo/:\nb.ts:1: function foo() {}');
+    expect(globbed.content).toBe('1 matches for /foo/:\nb.ts:1 | function foo() {}');
   });
 
   test('skips binary files, files over 1 MB and symlinks out of the workspace', async () => {
@@ -136,7 +136,7 @@ describe('search_codebase', () => {
     const elsewhere = makeWorkspace({ 'secret.txt': 'needle' });
     symlinkSync(path.join(elsewhere, 'secret.txt'), path.join(workspace, 'link.txt'));
     const { content } = await searchCodebase(workspace, { pattern: 'needle', max_results: 20 });
-    expect(content).toBe('1 matches for /needle/:\nsmall.txt:1: needle');
+    expect(content).toBe('1 matches for /needle/:\nsmall.txt:1 | needle');
   });
 
   test('an invalid regex is an observation', async () => {

@@ -85,7 +85,7 @@ describe('gitignore rules', () => {
     });
     git(workspace, 'init', '-q');
     expect(await filesOf(workspace)).toEqual(['.gitignore', 'src/a.ts']);
-    expect(await searched(workspace)).toBe('1 matches for /needle/:\nsrc/a.ts:1: needle');
+    expect(await searched(workspace)).toBe('1 matches for /needle/:\nsrc/a.ts:1 | needle');
   });
 });
 
@@ -131,22 +131,22 @@ describe('the fixed list of caches and build output', () => {
     expect(git(workspace, 'ls-files')).toContain('dist/app.js');
 
     expect(await filesOf(workspace)).toEqual(['.gitignore', 'src/a.ts']);
-    expect(await searched(workspace)).toBe('1 matches for /needle/:\nsrc/a.ts:1: needle');
+    expect(await searched(workspace)).toBe('1 matches for /needle/:\nsrc/a.ts:1 | needle');
     expect(await searched(workspace, '**/*.js')).toMatch(/^no matches/);
 
-    expect(await searched(workspace, 'dist/**/*.js')).toBe('2 matches for /needle/:\ndist/app.js:1: needle\ndist/lib/util.js:1: needle');
-    expect(await searched(workspace, '{src,dist}/*')).toBe('2 matches for /needle/:\ndist/app.js:1: needle\nsrc/a.ts:1: needle');
+    expect(await searched(workspace, 'dist/**/*.js')).toBe('2 matches for /needle/:\ndist/app.js:1 | needle\ndist/lib/util.js:1 | needle');
+    expect(await searched(workspace, '{src,dist}/*')).toBe('2 matches for /needle/:\ndist/app.js:1 | needle\nsrc/a.ts:1 | needle');
     expect(await listed(workspace, { path: 'dist' })).toBe('3 entries under dist (depth 10):\ndist/app.js\ndist/lib/\ndist/lib/util.js');
     expect(await listed(workspace, { pattern: 'dist/**' })).toBe('3 entries under . (depth 10):\ndist/app.js\ndist/lib/\ndist/lib/util.js');
     // Without wildcards a pattern names one file, gitignored or not.
-    expect(await searched(workspace, 'dist/app.js.map')).toBe('1 matches for /needle/:\ndist/app.js.map:1: needle');
+    expect(await searched(workspace, 'dist/app.js.map')).toBe('1 matches for /needle/:\ndist/app.js.map:1 | needle');
   });
 
   test('.git and node_modules are reached only by naming them', async () => {
     const workspace = makeWorkspace({ 'src/a.ts': '', 'node_modules/dep/index.js': 'needle', 'node_modules/dep/package.json': '' });
     git(workspace, 'init', '-q');
     expect(await listed(workspace, { path: 'node_modules/dep' })).toContain('node_modules/dep/index.js\nnode_modules/dep/package.json');
-    expect(await searched(workspace, 'node_modules/dep/*.js')).toBe('1 matches for /needle/:\nnode_modules/dep/index.js:1: needle');
+    expect(await searched(workspace, 'node_modules/dep/*.js')).toBe('1 matches for /needle/:\nnode_modules/dep/index.js:1 | needle');
     expect(await listed(workspace, { path: '.git', pattern: 'HEAD' })).toBe('1 entries under .git (depth 10):\n.git/HEAD');
   });
 });
@@ -159,7 +159,7 @@ describe('gitignored paths', () => {
         'read_file still reads a file there by its path',
     );
     expect(await searched(workspace, 'vendor/**')).toMatch(/^no matches/);
-    expect(await searched(workspace, 'vendor/lib/x.js')).toBe('1 matches for /needle/:\nvendor/lib/x.js:1: needle');
+    expect(await searched(workspace, 'vendor/lib/x.js')).toBe('1 matches for /needle/:\nvendor/lib/x.js:1 | needle');
   });
 
   test('are not in the file tree of the prompt', async () => {
@@ -198,7 +198,7 @@ describe('ignore files are read safely', () => {
     mkdirSync(path.join(workspace, '.git/info'), { recursive: true });
     for (const fifo of ['.gitignore', 'sub/.gitignore', '.git/info/exclude']) execFileSync('mkfifo', [path.join(workspace, fifo)]);
     expect(await filesOf(workspace)).toEqual(['.gitignore', 'a.ts', 'sub/.gitignore', 'sub/b.ts']);
-    expect(await searched(workspace)).toBe('1 matches for /needle/:\na.ts:1: needle');
+    expect(await searched(workspace)).toBe('1 matches for /needle/:\na.ts:1 | needle');
     expect(await listed(workspace, { path: 'sub' })).toContain('sub/b.ts');
   });
 
