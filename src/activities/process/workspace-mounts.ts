@@ -42,7 +42,8 @@ export function workspaceMounts(
 ): WorkspaceMounts {
   const bind = options.readOnly ? '--ro-bind' : '--bind';
   const view = worktreeViewOf(workspace);
-  if (!view) return { args: [bind, workspace, workspace, ...checkoutGitMounts(workspace)], cwd: workspace, overlays: [], project: workspace };
+  if (!view)
+    return { args: [bind, workspace, workspace, ...checkoutGitMounts(workspace)], cwd: workspace, overlays: [], project: workspace };
   const state = worktreeStateDir(view.worktree);
   mkdirSync(state, { recursive: true });
   const args = [bind, view.worktree, view.checkout, ...gitFileMounts(view, state)];
