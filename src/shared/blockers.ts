@@ -22,7 +22,8 @@ export type BlockerOrigin =
   | 'budget'
   | 'stall'
   | 'merge-conflict'
-  | 'plan-review';
+  | 'plan-review'
+  | 'setup';
 
 export interface Blocker {
   id: string;
