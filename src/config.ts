@@ -104,8 +104,8 @@ const VariablesSchema = z.object({
   CODELOOP_PAYLOAD_STORE: z
     .string()
     .refine(
-      (text) => text === 'file' || /^file:\/\/\//.test(text) || /^postgres(ql)?:\/\//.test(text),
-      must('file (under the data directory), file:///absolute/dir or postgres://user:password@host:port/database'),
+      (text) => text === 'off' || text === 'file' || /^file:\/\/\//.test(text) || /^postgres(ql)?:\/\//.test(text),
+      must('file (under the data directory), file:///absolute/dir, postgres://user:password@host:port/database, or off'),
     )
     .optional(),
   CODELOOP_PAYLOAD_KEYS: z
@@ -192,10 +192,16 @@ export interface ModelConfig {
   models: Record<ModelPurpose, string>;
 }
 
-/** Large payloads in a store (history holds references), and payloads encrypted; both off unless set. */
+/**
+ * Large payloads in a store (history holds references), and payloads encrypted. The embedded setup (no
+ * `TEMPORAL_ADDRESS`: `npm start`'s server, and the worker and CLI beside it) keeps payloads in `file` under the data
+ * directory by default; against any other server both are off unless set.
+ */
 export interface PayloadConfig {
-  /** `CODELOOP_PAYLOAD_STORE`, resolved: `file:///abs/dir` or a PostgreSQL URL. */
+  /** `CODELOOP_PAYLOAD_STORE`, resolved: `file:///abs/dir` or a PostgreSQL URL; `off` leaves it unset. */
   store?: string;
+  /** Whether `store` is the embedded setup's default rather than set. */
+  storeByDefault?: boolean;
   /** Whether keys are set (`CODELOOP_PAYLOAD_KEYS` or `_FILE`); the keys are read by `readPayloadKeys`, never kept here. */
   encrypted: boolean;
 }
@@ -289,10 +295,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Codel
       models: { default: variables.CODELOOP_MODEL, planning: variables.CODELOOP_MODEL_PLANNING, summary: variables.CODELOOP_MODEL_SUMMARY },
     },
     payloads: {
-      store:
-        variables.CODELOOP_PAYLOAD_STORE === 'file'
-          ? `file://${path.join(variables.CODELOOP_DATA_DIR, 'payloads')}`
-          : variables.CODELOOP_PAYLOAD_STORE,
+      ...payloadStore(variables.CODELOOP_PAYLOAD_STORE, variables.CODELOOP_DATA_DIR, variables.TEMPORAL_ADDRESS !== undefined),
       encrypted: variables.CODELOOP_PAYLOAD_KEYS !== undefined || variables.CODELOOP_PAYLOAD_KEYS_FILE !== undefined,
     },
     cli: { uiUrl: variables.CODELOOP_UI_URL },
@@ -313,6 +316,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Codel
       temporalCliPath: variables.TEMPORAL_CLI_PATH,
     },
   });
+}
+
+/** The payload store: as set, or, for the embedded setup, `file` under the data directory (see `PayloadConfig`). */
+function payloadStore(setting: string | undefined, dataDir: string, addressSet: boolean): Pick<PayloadConfig, 'store' | 'storeByDefault'> {
+  const file = `file://${path.join(dataDir, 'payloads')}`;
+  if (setting === 'off') return { store: undefined };
+  if (setting === 'file') return { store: file };
+  if (setting !== undefined) return { store: setting };
+  return addressSet ? { store: undefined } : { store: file, storeByDefault: true };
 }
 
 /** `CODELOOP_PAYLOAD_KEYS`, or the file `CODELOOP_PAYLOAD_KEYS_FILE` names; `undefined` when payloads are not encrypted. */

@@ -15,7 +15,8 @@ const DEFAULTS = {
   temporal: { address: '127.0.0.1:7233', addressSet: false, namespace: 'default', taskQueue: 'codeloop' },
   worker: { hostId: os.hostname(), logLevel: 'WARN', workflowBundle: undefined, worktreesDir: undefined },
   sandbox: { mode: 'on', readOnly: [], packageCache: path.join(os.homedir(), '.cache', 'codeloop', 'packages') },
-  payloads: { store: undefined, encrypted: false },
+  // The embedded setup (no TEMPORAL_ADDRESS) keeps large payloads in a file store under the data directory.
+  payloads: { store: `file://${path.resolve('.data', 'payloads')}`, storeByDefault: true, encrypted: false },
   model: { models: { default: 'claude-sonnet-5-5', planning: 'claude-opus-5-5', summary: 'claude-haiku-5' } },
   cli: { uiUrl: undefined },
   server: { dataDir: path.resolve('.data'), port: 7233, uiPort: 8233, temporalCliPath: undefined },
@@ -151,7 +152,7 @@ describe('invalid values: one line naming the variable, what it must be and what
     [
       'CODELOOP_PAYLOAD_STORE',
       's3://bucket',
-      'file (under the data directory), file:///absolute/dir or postgres://user:password@host:port/database',
+      'file (under the data directory), file:///absolute/dir, postgres://user:password@host:port/database, or off',
     ],
   ])('%s=%s', (name, value, what) => {
     expect(configError({ [name]: value }).message).toBe(`${name} must be ${what}; got "${value}"`);

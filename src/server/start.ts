@@ -19,6 +19,10 @@ async function start(): Promise<void> {
     return runWorker();
   }
   const { dataDir, port, uiPort, temporalCliPath } = config.server;
+  if (config.payloads.storeByDefault)
+    console.error(
+      `codeloop: large payloads are kept in ${config.payloads.store} and history holds references (CODELOOP_PAYLOAD_STORE=off keeps them in history)`,
+    );
   // With payloads stored or encrypted, the embedded Web UI decodes them through a codec server of its own.
   const payloads = payloadCodecsFor(config.payloads);
   const codec = payloads.codecs.length
