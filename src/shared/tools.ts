@@ -69,7 +69,7 @@ const descriptions: Record<ToolName, string> = {
   read_file:
     'Read a text file with line numbers. Files over 500 lines show the first 200 and last 50 unless you give a range. One call shows at most 2,000 lines and 100,000 characters, and cuts lines longer than 2,000 characters.',
   edit_file:
-    'Edit a file with search/replace blocks. Each search block must match exactly one place; copy it from read_file output without the line numbers. Returns a unified diff, or the nearest lines when a block does not match. Edits UTF-8 text files only, never under .git/.',
+    'Edit a file with search/replace blocks. Each search block must match exactly one place; copy it from read_file output without the line numbers (a block with "N | " on every line is taken without them). Returns a unified diff, or the nearest lines when a block does not match. Edits UTF-8 text files only, never under .git/.',
   create_file:
     'Create a new file. Fails if the file exists: use edit_file for existing files. Never under .git/: codeloop manages git itself.',
   search_codebase:
