@@ -114,7 +114,7 @@ describe('gates against the start (no-regressions, the default)', () => {
     harness.fake.enqueue(
       (request) => {
         const kickoff = JSON.stringify(request.body.messages[0].content);
-        expect(kickoff).toContain('Before you changed anything, these checks already failed');
+        expect(kickoff).toContain('Before you changed anything, these checks already failed or could not run here');
         expect(kickoff).toContain('tests (`npm test --silent`) already fails: double');
         return edit('app.mjs', '  return a + b;', '  return b + a;');
       },
@@ -154,15 +154,16 @@ describe('gates against the start (no-regressions, the default)', () => {
     });
   });
 
-  test('a gate whose tool is not installed is reported unavailable, not as a failure to fix', async () => {
+  test('a gate whose tool is not installed is unverified: not a failure to fix, never a pass', async () => {
     const workspace = makeWorkspace({
       'codeloop.json': JSON.stringify({ gates: [{ name: 'nub', command: 'nub-build-tool --check', timeoutSeconds: 5 }] }),
     });
     harness.fake.enqueue({ text: 'Nothing to do.' });
     const result = (await (await harness.start({ description: 'nothing', workspace, gates: 'strict' })).result()) as TaskResult;
-    expect(result.status).toBe('completed');
-    expect(result.gates).toMatchObject([{ name: 'nub', passed: true, unavailable: true }]);
-    expect(result.gates[0].summary).toContain('nub-build-tool is not installed');
+    expect(result).toMatchObject({ status: 'completed', verification: 'unverified' });
+    expect(result.gates).toMatchObject([
+      { name: 'nub', passed: false, unavailable: true, unverified: 'nub-build-tool is not installed where the gates run' },
+    ]);
   });
 });
 

@@ -1,4 +1,4 @@
-import type { GateResult } from '../../shared/gates.js';
+import { gateVerdict, type GateResult } from '../../shared/gates.js';
 import { CONCURRENT_TOOLS, type ToolName } from '../../shared/tools.js';
 import { FixTracker, type FixTrackerCarry } from './fix-tracker.js';
 import { LoopDetector, type LoopDetectorCarry } from './loop-detector.js';
@@ -62,7 +62,7 @@ export class Guards {
   /** Failed gates count as failures too; the answer is an escalation reason, if one is due. */
   afterGates(results: GateResult[], iteration: number): string | undefined {
     let escalation: string | undefined;
-    for (const result of results.filter((gate) => !gate.passed)) {
+    for (const result of results.filter((gate) => gateVerdict(gate) === 'failed')) {
       escalation = this.fixes.record({ iteration, source: `gate:${result.name}`, error: result.summary }) ?? escalation;
     }
     return escalation ? this.fixesQuestion(escalation) : undefined;

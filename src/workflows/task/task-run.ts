@@ -5,7 +5,7 @@ import type { ContentBlock, Message, ModelTurn, ToolUseBlock } from '../../share
 import { ErrorType } from '../../shared/errors.js';
 import { modelFor } from '../../shared/models.js';
 import { cannotGoOn, classifyFinalQuestion, questionsIn } from './final-question.js';
-import { MAX_CORRECTION_ROUNDS } from '../../shared/gates.js';
+import { gateVerdict, MAX_CORRECTION_ROUNDS, verificationOf } from '../../shared/gates.js';
 import { extractOutline } from './outline.js';
 import { contextWindowOf } from '../common/pricing.js';
 import type { OpenedWorkspace, WorkspaceBinding } from '../../activities/workspace.js';
@@ -337,7 +337,8 @@ export class TaskRun implements PolicyHost {
     this.state.phase = 'verifying';
     this.publish();
     const results = await this.verifier.run(target);
-    if (results.every((result) => result.passed)) {
+    // A gate that could not say anything (unverified) does not send the work back: nothing the agent did failed it.
+    if (!results.some((result) => gateVerdict(result) === 'failed')) {
       this.guards.passed();
       await this.trail.finish(`${this.input.title}\n\n${text}`, true);
       return this.complete(text);
@@ -349,7 +350,7 @@ export class TaskRun implements PolicyHost {
       guidance.push(`Guidance from a human: ${await askForGuidance(this, { origin: 'escalation', question: escalation }, 'escalated')}`);
       this.guards.guided();
     } else if (this.state.correctionRounds >= this.state.maxCorrectionRounds) {
-      const failed = results.filter((result) => !result.passed).map((result) => result.name);
+      const failed = results.filter((result) => gateVerdict(result) === 'failed').map((result) => result.name);
       await askForGuidance(
         this,
         {
@@ -429,7 +430,8 @@ export class TaskRun implements PolicyHost {
 
   private buildResult(status: TaskResult['status'], summary: string, reason?: string): TaskResult {
     const elapsedMs = workflowNow() - workflowInfo().startTime.getTime();
-    return { status, reason, summary, iterations: this.state.iteration, ...this.figures(), elapsedMs };
+    const verification = verificationOf(this.verifier.results);
+    return { status, reason, summary, iterations: this.state.iteration, ...this.figures(), verification, elapsedMs };
   }
 
   /** What both `getState` and the result report. */
