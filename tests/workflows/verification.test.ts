@@ -168,7 +168,34 @@ describe('gates against the start (no-regressions, the default)', () => {
 });
 
 describe('escalation', () => {
-  test('the same failure 3 times raises an escalation blocker listing the attempts', async () => {
+  test('the same failure 3 times after changes raises an escalation blocker listing the attempts', async () => {
+    const workspace = nodeProject('export function add(a, b) {\n  return a - b;\n}\n');
+    const runTests: ScriptedTurn = { toolCalls: [{ name: 'run_tests', input: {} }] };
+    const comment = (from: string, to: string) => edit('app.mjs', `  return a - b;${from}`, `  return a - b;${to}`);
+    harness.fake.enqueue(
+      runTests,
+      comment('', ' // one'),
+      runTests,
+      comment(' // one', ' // two'),
+      runTests,
+      (request) => {
+        expect(lastMessage(request)).toContain('Guidance from a human: add should add, not subtract');
+        return edit('app.mjs', '  return a - b; // two', '  return a + b;');
+      },
+      { text: 'fixed' },
+    );
+    const handle = await harness.start({ description: 'escalate', workspace, gates: 'strict' });
+    const [blocker] = await waitForBlockers(handle);
+    expect(blocker.origin).toBe('escalation');
+    expect(blocker.question).toMatch(/^Escalating: the same error 3 times \(tests\)/);
+    expect(blocker.question).toContain('1. iteration 1, tests: $ npm test');
+    expect(blocker.question).toContain('3. iteration 5, tests');
+    await handle.signal(answerBlockerSignal, { answer: 'add should add, not subtract' });
+    expect(await handle.result()).toMatchObject({ status: 'completed' });
+    await recordHistory('task-escalation-after-changes', handle);
+  });
+
+  test('the same failing run with nothing changed in between is no fix attempt: the repeat earns a nudge instead', async () => {
     const workspace = nodeProject('export function add(a, b) {\n  return a - b;\n}\n');
     const runTests: ScriptedTurn = { toolCalls: [{ name: 'run_tests', input: {} }] };
     harness.fake.enqueue(
@@ -176,31 +203,36 @@ describe('escalation', () => {
       runTests,
       runTests,
       (request) => {
-        expect(lastMessage(request)).toContain('Guidance from a human: add should add, not subtract');
+        expect(lastMessage(request)).toContain('Note from codeloop: you made the same tool call with the same input 3 times in a row');
+        expect(lastMessage(request)).toContain('Iteration 3 of 30: 27 left.');
         return edit('app.mjs', '  return a - b;', '  return a + b;');
       },
       { text: 'fixed' },
     );
-    const handle = await harness.start({ description: 'escalate', workspace, gates: 'strict' });
-    const [blocker] = await waitForBlockers(handle);
-    expect(blocker.origin).toBe('escalation');
-    expect(blocker.question).toMatch(/^Escalating: the same error 3 times \(run_tests\)/);
-    expect(blocker.question).toContain('1. iteration 1, run_tests: $ npm test');
-    expect(blocker.question).toContain('3. iteration 3, run_tests');
-    await handle.signal(answerBlockerSignal, { answer: 'add should add, not subtract' });
-    expect(await handle.result()).toMatchObject({ status: 'completed' });
-    await recordHistory('task-escalation', handle);
+    const handle = await harness.start({ description: 'rerun', workspace, gates: 'strict' });
+    expect(await handle.result()).toMatchObject({ status: 'completed', verification: 'verified' });
+    expect((await handle.query(getStateQuery)).answeredBlockers).toEqual([]);
   });
 });
 
 describe('loops and stalls', () => {
-  test('5 read-only steps in a row earn a nudge', async () => {
-    const workspace = makeWorkspace(Object.fromEntries([1, 2, 3, 4, 5].map((n) => [`f${n}.txt`, `${n}`])));
+  test('turns that only repeat reads already made earn a nudge; reading in parallel does not', async () => {
+    const workspace = makeWorkspace(Object.fromEntries([1, 2, 3, 4, 5, 6].map((n) => [`f${n}.txt`, `${n}`])));
+    const read = (...files: number[]): ScriptedTurn => ({
+      toolCalls: files.map((n) => ({ name: 'read_file', input: { path: `f${n}.txt` } })),
+    });
     harness.fake.enqueue(
-      ...[1, 2, 3, 4].map((n) => ({ toolCalls: [{ name: 'read_file', input: { path: `f${n}.txt` } }] })),
-      { toolCalls: [{ name: 'read_file', input: { path: 'f5.txt' } }] },
+      read(1, 2, 3, 4, 5, 6),
+      read(1, 2),
+      read(3),
       (request) => {
-        expect(lastMessage(request)).toContain('Note from codeloop: your last 5 tool calls only read. Start making the change now');
+        expect(lastMessage(request)).not.toContain('Note from codeloop');
+        return read(4, 5);
+      },
+      (request) => {
+        expect(lastMessage(request)).toContain(
+          'Note from codeloop: your last 3 turns only repeated reads you had already made, and nothing changed since. Start making the change now',
+        );
         return { text: 'ok' };
       },
     );

@@ -44,6 +44,11 @@ export const PATCHES = {
   batchMergesPipelined: { id: 'batch-merges-pipelined', added: '2026-11-25', deprecateAfter: '2026-12-25' },
   /** The batch's own work on a host (binding, integration branch, worktrees, merges) asks a human past `hostTimeout`. */
   batchWaitsForHosts: { id: 'batch-waits-for-hosts', added: '2026-11-25', deprecateAfter: '2026-12-25' },
+  /**
+   * Guards judge progress, not call counts: parallel reads and failing exploratory commands never stall or escalate
+   * a task; repeated failures of the same check after changes do, and so do turns that bring nothing new.
+   */
+  progressGuards: { id: 'progress-guards', added: '2026-11-26', deprecateAfter: '2026-12-26' },
 } as const satisfies Record<string, Patch>;
 
 export type PatchName = keyof typeof PATCHES;

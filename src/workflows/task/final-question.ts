@@ -54,3 +54,33 @@ export function cannotGoOn(text: string): { statement: string; category: Questio
   const category = ACCESS.test(statement) ? 'access' : EXTERNAL.test(statement) ? 'external-service' : 'requirements';
   return { statement, category };
 }
+
+/** What a final turn says it lacks or asks for, with its category: the sentences a human would be asked. */
+export interface FinalSignal {
+  text: string;
+  category: QuestionCategory;
+}
+
+export function finalSignal(text: string): FinalSignal | undefined {
+  const stuck = cannotGoOn(text);
+  if (stuck) return { text: stuck.statement, category: stuck.category };
+  const category = classifyFinalQuestion(text);
+  return category ? { text: questionsIn(text).join(' '), category } : undefined;
+}
+
+/**
+ * Whether a final turn is a blocker: it says it could not do the task or needs something it lacks (a requirement,
+ * access, an external service), and the work is not done: nothing changed, or the gates fail. Finished work whose
+ * gates pass completes, whatever it asks at the end ("Should the confirmation also be skippable with --yes?"):
+ * those questions are kept as the task's open questions, for the morning.
+ */
+export function finalTurnBlocker(text: string, work: { changed: boolean; gatesFailing: boolean }): FinalSignal | undefined {
+  if (work.changed && !work.gatesFailing) return undefined;
+  return finalSignal(text);
+}
+
+/** The questions of a final turn that did not stop the task, and any statement that it lacked something. */
+export function openQuestionsIn(text: string): string[] {
+  const stuck = cannotGoOn(text);
+  return [...questionsIn(text), ...(stuck ? [stuck.statement] : [])];
+}

@@ -24,6 +24,7 @@ import { BlockerDesk, type BlockerSpec } from '../common/blocker-desk.js';
 import { measure, SUMMARY_SYSTEM, transcript, type ConversationSize } from './compaction.js';
 import { compactIfNeeded } from './compactor.js';
 import { Guards, type GuardVerdict } from './guards.js';
+import { fileCountOf, readTurnBudget } from './progress-watch.js';
 import { planForModelFailure } from './model-recovery.js';
 import { phaseOf } from './phase.js';
 import { askForGuidance, askForMoreIterations, isStalled, keepWithinCaps, onStall, stallMs, type PolicyHost } from './policies.js';
@@ -290,7 +291,8 @@ export class TaskRun implements PolicyHost {
     this.state.phase = phaseOf(executed) ?? this.state.phase;
     this.state.lastStep = executed[executed.length - 1].summary;
     await this.trail.checkpoint(executed, this.state.iteration);
-    const notes = await this.react(this.guards.afterTools(executed, this.state.iteration));
+    const readBudget = readTurnBudget(fileCountOf(this.state.project?.fileTree ?? ''));
+    const notes = await this.react(this.guards.afterTools(executed, this.state.iteration, readBudget));
     this.state.messages.push({
       role: 'user',
       content: [...toToolResults(executed), ...notes.map((text) => ({ type: 'text' as const, text }))],
@@ -300,7 +302,7 @@ export class TaskRun implements PolicyHost {
 
   /** A nudge goes to the agent; an escalation goes to a human, whose guidance then goes to the agent. */
   private async react(verdict: GuardVerdict): Promise<string[]> {
-    if (verdict.nudge) return [verdict.nudge];
+    if (verdict.nudge) return [`${verdict.nudge} ${this.budgetLeft()}`];
     if (!verdict.escalate) return [];
     const { kind, question } = verdict.escalate;
     if (kind === 'loop' && this.input.onLoop === 'fail') this.fail('loop_detected', ErrorType.TaskFailed, question.split('.')[0]);
@@ -368,6 +370,12 @@ export class TaskRun implements PolicyHost {
     this.state.messages.push({ role: 'user', content: notes.map((note) => ({ type: 'text', text: note })) });
     this.publish();
     return undefined;
+  }
+
+  /** Where the iteration budget stands, for every nudge: `Iteration 7 of 30: 23 left.` */
+  private budgetLeft(): string {
+    const budget = iterationBudget(this.input, this.state);
+    return `Iteration ${this.state.iteration} of ${budget}: ${budget - this.state.iteration} left.`;
   }
 
   /** Keeps the first outline the agent gives; true when this turn was that outline and nothing else. */
