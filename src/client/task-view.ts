@@ -85,6 +85,7 @@ export function renderResult(result: TaskResult): string[] {
     `  summary: ${result.summary}`,
     `  files changed: ${result.filesChanged.length ? result.filesChanged.join(', ') : 'none'}`,
     ...(result.verification ? [`  verification: ${describeVerification(result)}`] : []),
+    ...(result.openQuestions ?? []).map((question) => `  open question: ${question}`),
     `  tokens: ${formatUsage(result.usage)} · $${result.costUsd.toFixed(4)}`,
     ...(result.spendByPurpose ? [`  by purpose: ${describeSpendByPurpose(result.spendByPurpose)}`] : []),
     ...(result.gates ?? []).map((gate) => `  gate ${gate.name}: ${describeVerdict(gate)} (${gate.command})`),

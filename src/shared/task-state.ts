@@ -44,6 +44,11 @@ export interface TaskResult {
    * before this field existed have none.
    */
   verification?: Verification;
+  /**
+   * Questions the agent's final turns asked that did not need to stop the task (finished work whose gates pass), for
+   * a human to read in the morning. Results from before this field existed have none.
+   */
+  openQuestions?: string[];
   elapsedMs: number;
   /** How many runs the chain took: 1 + the number of continue-as-new. */
   runs: number;
@@ -68,6 +73,8 @@ export interface TaskStateSnapshot {
   /** The plan the agent gave before changing anything (complex or greenfield tasks). */
   outline?: string;
   gates: GateResult[];
+  /** Questions of final turns that did not need to stop the task; see `TaskResult.openQuestions`. */
+  openQuestions: string[];
   correctionRounds: number;
   compactions: number;
   compactionLog: CompactionRecord[];

@@ -49,6 +49,11 @@ export const PATCHES = {
    * a task; repeated failures of the same check after changes do, and so do turns that bring nothing new.
    */
   progressGuards: { id: 'progress-guards', added: '2026-11-26', deprecateAfter: '2026-12-26' },
+  /**
+   * A final turn runs the gates first: finished work whose gates pass completes with its questions kept open; one that
+   * says it lacks something asks a human only while nothing changed or the gates fail.
+   */
+  finalQuestionsAfterGates: { id: 'final-questions-after-gates', added: '2026-11-26', deprecateAfter: '2026-12-26' },
 } as const satisfies Record<string, Patch>;
 
 export type PatchName = keyof typeof PATCHES;

@@ -57,15 +57,17 @@ export function cannotGoOn(text: string): { statement: string; category: Questio
 
 /** What a final turn says it lacks or asks for, with its category: the sentences a human would be asked. */
 export interface FinalSignal {
+  /** A statement that the work cannot go on, or a question. */
+  kind: 'statement' | 'question';
   text: string;
   category: QuestionCategory;
 }
 
 export function finalSignal(text: string): FinalSignal | undefined {
   const stuck = cannotGoOn(text);
-  if (stuck) return { text: stuck.statement, category: stuck.category };
+  if (stuck) return { kind: 'statement', text: stuck.statement, category: stuck.category };
   const category = classifyFinalQuestion(text);
-  return category ? { text: questionsIn(text).join(' '), category } : undefined;
+  return category ? { kind: 'question', text: questionsIn(text).join(' '), category } : undefined;
 }
 
 /**

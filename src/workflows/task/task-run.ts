@@ -4,8 +4,9 @@ import { DEFAULT_MODEL, MAX_OUTPUT_TOKENS } from '../../shared/constants.js';
 import type { ContentBlock, Message, ModelTurn, ToolUseBlock } from '../../shared/conversation.js';
 import { ErrorType } from '../../shared/errors.js';
 import { modelFor } from '../../shared/models.js';
-import { cannotGoOn, classifyFinalQuestion, questionsIn } from './final-question.js';
-import { gateVerdict, MAX_CORRECTION_ROUNDS, verificationOf } from '../../shared/gates.js';
+import { cannotGoOn, classifyFinalQuestion, finalTurnBlocker, openQuestionsIn, questionsIn, type FinalSignal } from './final-question.js';
+import { correctionRound } from './correction.js';
+import { gateVerdict, verificationOf, type GateResult } from '../../shared/gates.js';
 import { extractOutline } from './outline.js';
 import { contextWindowOf } from '../common/pricing.js';
 import type { OpenedWorkspace, WorkspaceBinding } from '../../activities/workspace.js';
@@ -29,12 +30,20 @@ import { planForModelFailure } from './model-recovery.js';
 import { phaseOf } from './phase.js';
 import { askForGuidance, askForMoreIterations, isStalled, keepWithinCaps, onStall, stallMs, type PolicyHost } from './policies.js';
 import { shouldContinueAsNew } from './run-budget.js';
-import { iterationBudget, noteChangedFile, startState, type RunState, type TaskCarry, type TaskWorkflow } from './run-state.js';
+import {
+  iterationBudget,
+  noteChangedFile,
+  noteOpenQuestions,
+  startState,
+  type RunState,
+  type TaskCarry,
+  type TaskWorkflow,
+} from './run-state.js';
 import { Spend } from '../common/spend.js';
 import { countIteration } from '../common/metrics.js';
 import { withDeadline } from './stall-race.js';
 import { executeToolCalls, toToolResults, type ToolTarget } from '../common/tool-calls.js';
-import { describeBaseline, describeFailedGates, Verifier } from './verifier.js';
+import { describeBaseline, Verifier } from './verifier.js';
 import { SearchAttributeTracker } from '../common/search-attributes.js';
 import { TaskTrail } from './task-trail.js';
 import { publishCurrentDetails } from './visibility.js';
@@ -312,10 +321,30 @@ export class TaskRun implements PolicyHost {
   }
 
   /**
-   * The model ended its turn without a tool call. A question about requirements, access or a service becomes a
-   * blocker; otherwise the verification gates decide whether the task is done.
+   * The model ended its turn without a tool call. Since `finalQuestionsAfterGates`, the gates decide first: finished
+   * work whose gates pass completes, and what it asked is kept as open questions; a turn that says it lacks
+   * something (a requirement, access, a service) asks a human only while the work is not done (nothing changed, or
+   * the gates fail). Runs from before asked a human about such a turn before any gate ran.
    */
   private async finish(text: string, target: ToolTarget): Promise<TaskResult | undefined> {
+    if (!applies('finalQuestionsAfterGates')) return this.finishAskingFirst(text, target);
+    const changed = this.state.filesChanged.length > 0 || (this.state.git?.checkpoints.length ?? 0) > 0;
+    const unfinished = finalTurnBlocker(text, { changed, gatesFailing: false });
+    if (unfinished) return this.askAboutFinalTurn(unfinished, 'nothing has changed yet');
+    const results = await this.verify(target);
+    if (!results.some((result) => gateVerdict(result) === 'failed')) return this.completeVerified(text);
+    const stuck = finalTurnBlocker(text, { changed, gatesFailing: true });
+    const answer = stuck ? await this.askFinalQuestion(stuck, 'the gates fail') : undefined;
+    if (answer === undefined) noteOpenQuestions(this.state, openQuestionsIn(text));
+    else this.guards.guided();
+    const notes = await correctionRound(this, this.guards, results);
+    if (answer !== undefined) notes.push(`A human answered what you said at the end: ${answer}`);
+    this.pushCorrection(notes);
+    return undefined;
+  }
+
+  /** How runs from before `finalQuestionsAfterGates` finish: a question or a statement that it cannot go on asks first. */
+  private async finishAskingFirst(text: string, target: ToolTarget): Promise<TaskResult | undefined> {
     const category = classifyFinalQuestion(text);
     if (category) {
       const answer = await this.askHuman({
@@ -336,40 +365,47 @@ export class TaskRun implements PolicyHost {
       this.pushUserText(`You said you cannot go on. A human answered: ${answer}`);
       return undefined;
     }
+    const results = await this.verify(target);
+    if (!results.some((result) => gateVerdict(result) === 'failed')) return this.completeVerified(text);
+    this.pushCorrection(await correctionRound(this, this.guards, results));
+    return undefined;
+  }
+
+  /** A final turn that lacks something while the work is not done: the human's answer goes back to the agent. */
+  private async askAboutFinalTurn(signal: FinalSignal, why: string): Promise<undefined> {
+    const answer = await this.askFinalQuestion(signal, why);
+    this.pushUserText(
+      signal.kind === 'statement' ? `You said you cannot go on. A human answered: ${answer}` : `A human answered your question: ${answer}`,
+    );
+    return undefined;
+  }
+
+  private askFinalQuestion(signal: FinalSignal, why: string): Promise<string> {
+    const said = signal.kind === 'statement' ? `${signal.category}: the agent says it cannot go on` : `${signal.category} question`;
+    return this.askHuman({ origin: 'final-question', question: signal.text, context: `${said}, and ${why}` });
+  }
+
+  private async verify(target: ToolTarget): Promise<GateResult[]> {
     this.state.phase = 'verifying';
     this.publish();
-    const results = await this.verifier.run(target);
-    // A gate that could not say anything (unverified) does not send the work back: nothing the agent did failed it.
-    if (!results.some((result) => gateVerdict(result) === 'failed')) {
-      this.guards.passed();
-      await this.trail.finish(`${this.input.title}\n\n${text}`, true);
-      return this.complete(text);
-    }
-    this.state.correctionRounds += 1;
-    const guidance: string[] = [];
-    const escalation = this.guards.afterGates(results, this.state.iteration);
-    if (escalation) {
-      guidance.push(`Guidance from a human: ${await askForGuidance(this, { origin: 'escalation', question: escalation }, 'escalated')}`);
-      this.guards.guided();
-    } else if (this.state.correctionRounds >= this.state.maxCorrectionRounds) {
-      const failed = results.filter((result) => gateVerdict(result) === 'failed').map((result) => result.name);
-      await askForGuidance(
-        this,
-        {
-          origin: 'escalation',
-          question: `The gates (${failed.join(', ')}) still fail after ${this.state.correctionRounds} correction rounds. Answer 'continue' for ${MAX_CORRECTION_ROUNDS} more rounds, or 'stop'.`,
-          options: ['continue', 'stop'],
-        },
-        'verification_failed',
-      );
-      this.state.maxCorrectionRounds += MAX_CORRECTION_ROUNDS;
-    }
-    // Described after any answer, so the agent sees the rounds a 'continue' granted.
-    const notes = [describeFailedGates(results, this.state.correctionRounds, this.state.maxCorrectionRounds), ...guidance];
+    return this.verifier.run(target);
+  }
+
+  /**
+   * No gate failed (one that could not say anything does not send the work back: nothing the agent did failed it):
+   * the task completes, its result saying whether it was verified, with the questions its last turn left open.
+   */
+  private async completeVerified(text: string): Promise<TaskResult> {
+    if (applies('finalQuestionsAfterGates')) noteOpenQuestions(this.state, openQuestionsIn(text));
+    this.guards.passed();
+    await this.trail.finish(`${this.input.title}\n\n${text}`, true);
+    return this.complete(text);
+  }
+
+  private pushCorrection(notes: string[]): void {
     this.state.phase = 'editing';
     this.state.messages.push({ role: 'user', content: notes.map((note) => ({ type: 'text', text: note })) });
     this.publish();
-    return undefined;
   }
 
   /** Where the iteration budget stands, for every nudge: `Iteration 7 of 30: 23 left.` */
@@ -451,6 +487,7 @@ export class TaskRun implements PolicyHost {
       costUsd: this.spend.costUsd,
       spendByPurpose: this.spend.byPurpose,
       gates: this.verifier.results,
+      openQuestions: this.state.openQuestions ?? [],
       git: this.state.git,
       runs,
       sandbox: binding?.sandbox,

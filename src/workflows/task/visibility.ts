@@ -1,6 +1,6 @@
 import { setCurrentDetails } from '@temporalio/workflow';
 import { renderOpenBlockers } from '../common/blocker-details.js';
-import { gateVerdict, type GateVerdict } from '../../shared/gates.js';
+import { gateVerdict, verificationReasons, type GateVerdict } from '../../shared/gates.js';
 import type { TaskStateSnapshot } from '../../shared/task-state.js';
 
 const VERDICT_MARKS: Record<GateVerdict, string> = { passed: '✅', failed: '❌', unverified: '⚠️ unverified:' };
@@ -26,6 +26,10 @@ export function renderCurrentDetails(state: TaskStateSnapshot, extra: string[] =
       ? `Gates${state.correctionRounds ? ` (correction round ${state.correctionRounds})` : ''}: ${state.gates.map((gate) => `${VERDICT_MARKS[gateVerdict(gate)]} ${gate.name}`).join(' · ')}`
       : undefined,
     state.compactions ? `Compactions: ${state.compactions}` : undefined,
+    state.result?.verification && state.result.verification !== 'verified'
+      ? `Verification: **${state.result.verification}** (${verificationReasons(state.gates).join('; ')})`
+      : undefined,
+    state.openQuestions.length ? `Open questions:\n${state.openQuestions.map((question) => `- ${question}`).join('\n')}` : undefined,
     state.result ? `Result: ${state.result.summary}` : undefined,
   ];
   return lines.filter((line): line is string => line !== undefined).join('\n\n');
