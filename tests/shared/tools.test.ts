@@ -1,12 +1,14 @@
 import { expect, test } from 'vitest';
 import { toolDefinitions, toolInputSchemas } from '../../src/shared/tools.js';
 
-test('the model sees exactly the seed tools, each with an object input schema', () => {
+test('the model sees exactly the seed tools and delete_file and move_file, each with an object input schema', () => {
   const definitions = toolDefinitions();
   expect(definitions.map((tool) => tool.name)).toEqual([
     'read_file',
     'edit_file',
     'create_file',
+    'delete_file',
+    'move_file',
     'search_codebase',
     'list_files',
     'run_command',

@@ -34,7 +34,7 @@ const textOf = (content: Block['content']) =>
   typeof content === 'string' ? content : (content ?? []).map((block) => block.text ?? '').join('\n');
 
 /** A lint block in an edit's result, as the tool appended it. */
-const LINT = /\n\nLINT ERRORS \(must fix\) from [^\n]*:\n([\s\S]*)$|\n\nType errors[^\n]*:\n([\s\S]*)$/;
+const LINT = /\n\n(?:LINT ERRORS \(must fix\)|TYPE ERRORS) from [^\n]*:\n([\s\S]*)$/;
 
 /**
  * Reads a recording into its turns: the last request holds the whole conversation, and its response the final
@@ -79,7 +79,7 @@ export function readModelSession(file: string): ModelSession {
             content,
             isError,
             ...(writes && !isError && input.path ? { changedFile: input.path } : {}),
-            ...(lint ? { lintErrors: lint[1] ?? lint[2] } : {}),
+            ...(lint ? { lintErrors: lint[1] } : {}),
           },
         };
       });

@@ -35,8 +35,12 @@ export function detectTestCommand(
     existsSync(path.join(workspace, name)),
   );
   if (!python) return undefined;
-  const venvPython = ['.venv/bin/python', 'venv/bin/python'].map((p) => path.join(workspace, p)).find(existsSync);
-  return `${sourcePathPrefix(workspace)}${venvPython ?? 'python3'} -m pytest -q`;
+  return `${sourcePathPrefix(workspace)}${testPython(workspace)} -m pytest -q`;
+}
+
+/** The Python the tests run with: the workspace's virtualenv when it has one, else `python3` on `PATH`. */
+export function testPython(workspace: string): string {
+  return ['.venv/bin/python', 'venv/bin/python'].map((p) => path.join(workspace, p)).find(existsSync) ?? 'python3';
 }
 
 /**

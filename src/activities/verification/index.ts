@@ -5,6 +5,7 @@ import { detectGates } from './gates.js';
 import { runGate } from './run-gate.js';
 
 export { formatLintErrors, lintFile, type LintReport } from './lint.js';
+export { rememberOutcome } from './lint-memory.js';
 export { readWorkspaceConfig } from './workspace-config.js';
 
 /** The final verification gates: detection once, then one activity per gate with its own timeout. */

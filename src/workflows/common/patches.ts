@@ -54,6 +54,8 @@ export const PATCHES = {
    * says it lacks something asks a human only while nothing changed or the gates fail.
    */
   finalQuestionsAfterGates: { id: 'final-questions-after-gates', added: '2026-11-26', deprecateAfter: '2026-12-26' },
+  /** A task surveys its sandbox when it starts, and its prompt says what is installed, the network, the gates and the budget. */
+  truthfulProjectView: { id: 'truthful-project-view', added: '2026-11-26', deprecateAfter: '2026-12-26' },
 } as const satisfies Record<string, Patch>;
 
 export type PatchName = keyof typeof PATCHES;

@@ -17,7 +17,7 @@ import type { TaskResult, TaskStateSnapshot, TaskStatus } from '../../shared/tas
 import { applies } from '../common/patches.js';
 import { workflowNow } from '../common/workflow-time.js';
 import { setupActivities } from '../common/setup-activities.js';
-import { fileActivities, modelActivities } from '../common/activities.js';
+import { commandActivities, fileActivities, modelActivities } from '../common/activities.js';
 import { hostLostQuestion, onHost, type HostWait } from '../common/host-wait.js';
 import { hostIdOf } from '../../shared/host-queue.js';
 import { approveCommand } from './approval.js';
@@ -154,6 +154,14 @@ export class TaskRun implements PolicyHost {
         (await onHost(this.hostWait(hostId), describe, (limit) =>
           fileActivities.describeWorkspace.executeWithOptions({ taskQueue: hostQueue, summary: describe, ...limit }, [workspace]),
         ));
+      if (applies('truthfulProjectView')) {
+        const survey = `survey the sandbox on ${hostId}`;
+        const access = { network: this.input.network, env: this.input.env };
+        const sandbox = await onHost(this.hostWait(hostId), survey, (limit) =>
+          commandActivities.surveySandbox.executeWithOptions({ taskQueue: hostQueue, summary: survey, ...limit }, [{ workspace, access }]),
+        );
+        this.state.project = { ...this.state.project, sandbox };
+      }
       this.system = this.buildSystem(this.state.project);
       const kickoff = [kickoffMessage(this.input)];
       if (this.input.gates === 'no-regressions' && applies('gateBaseline')) {
@@ -292,6 +300,7 @@ export class TaskRun implements PolicyHost {
     });
     for (const { outcome } of executed) {
       if (outcome.changedFile && !outcome.isError) noteChangedFile(this.state, outcome.changedFile);
+      for (const file of outcome.isError ? [] : (outcome.alsoChanged ?? [])) noteChangedFile(this.state, file);
       if (!outcome.isError) {
         this.state.lastProgressAt = workflowNow();
         this.state.stallRetries = 0;
