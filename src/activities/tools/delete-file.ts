@@ -47,7 +47,8 @@ export async function resolveMovable(workspace: string, requested: string): Prom
   return file;
 }
 
-const missing = (requested: string) => `file ${requested} does not exist; use list_files to find it`;
+/** The refusal for a file to remove or move that is not there. */
+export const missing = (requested: string) => `file ${requested} does not exist; use list_files to find it`;
 
 function refuseMissing(requested: string, context: EditContext): ToolOutcome {
   // A retry finds the file gone because its first attempt removed it.

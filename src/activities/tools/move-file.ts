@@ -1,6 +1,6 @@
 import { rename } from 'node:fs/promises';
 import type { ToolInput } from '../../shared/tools.js';
-import { resolveMovable } from './delete-file.js';
+import { missing, resolveMovable } from './delete-file.js';
 import type { EditContext } from './edit-file.js';
 import { withFileLock } from './file-lock.js';
 import { openRegularFile, refuseNonRegular, withParentDirectory, type HeldDirectory } from './safe-open.js';
@@ -43,8 +43,6 @@ export async function moveWorkspaceFile(
     );
   });
 }
-
-const missing = (requested: string) => `file ${requested} does not exist; use list_files to find it`;
 
 /** The rename itself, both names looked up through their held directories. */
 function renameHeld(source: HeldDirectory, target: HeldDirectory): Promise<void> {
