@@ -56,6 +56,8 @@ export const PATCHES = {
   finalQuestionsAfterGates: { id: 'final-questions-after-gates', added: '2026-11-26', deprecateAfter: '2026-12-26' },
   /** A task surveys its sandbox when it starts, and its prompt says what is installed, the network, the gates and the budget. */
   truthfulProjectView: { id: 'truthful-project-view', added: '2026-11-26', deprecateAfter: '2026-12-26' },
+  /** A failing summary or planning call falls back to the default model, then asks a human, instead of failing the run. */
+  sideCallsRecover: { id: 'side-calls-recover', added: '2026-11-26', deprecateAfter: '2026-12-26' },
 } as const satisfies Record<string, Patch>;
 
 export type PatchName = keyof typeof PATCHES;

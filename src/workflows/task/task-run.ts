@@ -24,6 +24,7 @@ import { approveCommand } from './approval.js';
 import { BlockerDesk, type BlockerSpec } from '../common/blocker-desk.js';
 import { measure, SUMMARY_SYSTEM, transcript, type ConversationSize } from './compaction.js';
 import { compactIfNeeded } from './compactor.js';
+import { callSideModel } from '../common/side-model-call.js';
 import { Guards, type GuardVerdict } from './guards.js';
 import { fileCountOf, readTurnBudget } from './progress-watch.js';
 import { planForModelFailure } from './model-recovery.js';
@@ -249,16 +250,13 @@ export class TaskRun implements PolicyHost {
       SUMMARY_MAX_TOKENS,
       'summaryChecksSpendCaps',
     );
-    const turn = await modelActivities.callModel.executeWithOptions({ summary: `compact: summarise ${older.length} messages` }, [
-      {
-        model: modelFor(this.input, 'summary'),
-        purpose: 'summary',
-        system: SUMMARY_SYSTEM,
-        messages,
-        maxTokens: SUMMARY_MAX_TOKENS,
-        toolSet: 'none',
-      },
-    ]);
+    const request = { model: modelFor(this.input, 'summary'), purpose: 'summary' as const, system: SUMMARY_SYSTEM, messages };
+    const turn = await callSideModel(
+      { ...request, maxTokens: SUMMARY_MAX_TOKENS, toolSet: 'none' },
+      `compact: summarise ${older.length} messages`,
+      { model: modelFor(this.input, 'default') },
+      { askHuman: (spec) => this.askHuman(spec), stop: (message) => this.fail('model_unavailable', ErrorType.TaskFailed, message) },
+    );
     this.spend.add(turn, 'summary');
     return finalText(turn.content);
   }
