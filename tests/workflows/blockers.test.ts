@@ -286,5 +286,6 @@ describe('closing questions on finished work', () => {
     expect(blocker).toMatchObject({ origin: 'final-question', context: 'requirements question, and nothing has changed yet' });
     await handle.signal(answerBlockerSignal, { answer: 'no' });
     expect(await handle.result()).toMatchObject({ status: 'completed', openQuestions: [] });
+    await recordHistory('task-final-question-nothing-changed', handle);
   });
 });

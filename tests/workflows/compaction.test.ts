@@ -14,6 +14,7 @@ import {
   type ScriptedTurn,
 } from '../support/fake-messages-api.js';
 import { payloadSizes } from '../support/history.js';
+import { recordHistory } from '../support/record-history.js';
 import { chunkFiles, cyclingSession, largeOutputSession } from '../support/sessions.js';
 import { useTaskHarness } from '../support/task-harness.js';
 import { makeWorkspace } from '../support/workspace.js';
@@ -233,6 +234,7 @@ describe('a summary model that cannot be used', () => {
     expect(result).toMatchObject({ status: 'completed', summary: 'done' });
     expect(result.spendByPurpose?.summary?.calls).toBe(1);
     expect((await handle.query(getStateQuery)).compactions).toBe(1);
+    await recordHistory('task-summary-falls-back', handle);
   });
 
   test('when the default model fails too, a human is asked, naming both; "stop" fails the task', async () => {
