@@ -82,19 +82,29 @@ export async function surveySandbox(shell: WorkspaceShell, workspace: string, ac
   // As the tests import: with PYTHONPATH=src in a src layout, or the path pytest's own settings add.
   const configured = pytestSetting(workspace, 'pythonpath');
   const prefix = sourcePathPrefix(workspace) || (configured?.length ? `PYTHONPATH=${shellQuote(configured.join(':'))} ` : '');
-  const script = [
-    // Listed only when it runs: a rustup shim without a toolchain prints an error, not a version.
-    ...PROGRAMS.filter(([, , kind]) => kinds.has(kind)).map(
-      ([name, args]) => `out=$(${name} ${args} 2>&1) && printf 'tool\\t${name}\\t%s\\n' "$(printf '%s' "$out" | head -n 1)"`,
-    ),
-    ...(kinds.has('python') ? [`${python} -c ${shellQuote(DISTRIBUTIONS)} 2>/dev/null`] : []),
+  const run = async (lines: string[]) => {
+    if (lines.length === 0) return [];
+    const result = await withAccess(shell, access)([...lines, 'true'].join('\n'), { workspace, timeoutMs: SURVEY_TIMEOUT_MS });
+    return result.output.split('\n').map((line) => line.split('\t'));
+  };
+  const onPath = python === 'python3';
+  const host = await hostSurvey(shell, [...kinds].sort().join(','), () =>
+    run([
+      // Listed only when it runs: a rustup shim without a toolchain prints an error, not a version.
+      ...PROGRAMS.filter(([, , kind]) => kinds.has(kind)).map(
+        ([name, args]) => `out=$(${name} ${args} 2>&1) && printf 'tool\\t${name}\\t%s\\n' "$(printf '%s' "$out" | head -n 1)"`,
+      ),
+      ...(kinds.has('python') ? [`python3 -c ${shellQuote(DISTRIBUTIONS)} 2>/dev/null`] : []),
+    ]),
+  );
+  const own = await run([
+    ...(kinds.has('python') && !onPath ? [`${python} -c ${shellQuote(DISTRIBUTIONS)} 2>/dev/null`] : []),
     ...packages.map(
       (name) => `printf 'import\\t${name}\\t%s\\n' "$(${prefix}${python} -c ${shellQuote(IMPORT)} ${name} 2>&1 | tail -n 1)"`,
     ),
-    'true',
-  ].join('\n');
-  const result = await withAccess(shell, access)(script, { workspace, timeoutMs: SURVEY_TIMEOUT_MS });
-  const lines = result.output.split('\n').map((line) => line.split('\t'));
+  ]);
+  // A virtualenv's Python distributions stand in for those of python3 on PATH.
+  const lines = [...host.filter(([kind, name]) => onPath || kind !== 'tool' || !isPythonTool(name!)), ...own];
   const tools: FoundTool[] = lines
     .filter(([kind, , version]) => kind === 'tool' && version)
     .map(([, name, version]) => ({ name: name!, version: versionIn(version!) }));
@@ -103,6 +113,27 @@ export async function surveySandbox(shell: WorkspaceShell, workspace: string, ac
     .filter(([kind]) => kind === 'import')
     .map(([, name, found]) => describeImport(workspace, name!, found ?? '', prefix));
   return { tools, missing: missingTools(workspace, tools), imports };
+}
+
+const isPythonTool = (name: string) => PYTHON_TOOLS.includes(name);
+
+/** How long what `PATH` holds is trusted: installs on a worker host are rare, and a task start should not wait. */
+const HOST_SURVEY_MS = 10 * 60_000;
+const hostSurveys = new WeakMap<WorkspaceShell, Map<string, { at: number; lines: Promise<string[][]> }>>();
+
+/**
+ * The programs on `PATH` and python3's distributions, surveyed once per worker and kind of project for ten minutes:
+ * every task of a batch starts in a worktree of its own, and each would otherwise start a sandbox to learn the same.
+ */
+function hostSurvey(shell: WorkspaceShell, key: string, survey: () => Promise<string[][]>): Promise<string[][]> {
+  const known = hostSurveys.get(shell) ?? new Map<string, { at: number; lines: Promise<string[][]> }>();
+  hostSurveys.set(shell, known);
+  const cached = known.get(key);
+  if (cached && Date.now() - cached.at < HOST_SURVEY_MS) return cached.lines;
+  const lines = survey();
+  known.set(key, { at: Date.now(), lines });
+  lines.catch(() => known.delete(key));
+  return lines;
 }
 
 /** Prints `tool<TAB>name<TAB>version` for each Python tool installed for this interpreter. */

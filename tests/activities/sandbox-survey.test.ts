@@ -43,3 +43,20 @@ test('a package imported from outside the workspace is named as such', () => {
     "`import humanize` finds /usr/lib/python3/dist-packages/humanize/__init__.py, a copy installed outside this workspace: tests would not exercise your changes; run them so they import the workspace's copy",
   );
 });
+
+test("what PATH holds is surveyed once per worker and kind of project: the next task's survey starts no sandbox for it", async () => {
+  let started = 0;
+  const counting: typeof shell = (command, options) => {
+    started += 1;
+    return shell(command, options);
+  };
+  const node = () => makeWorkspace({ 'package.json': '{}' });
+  const first = await surveySandbox(counting, node());
+  expect(started).toBe(1);
+  expect(await surveySandbox(counting, node())).toEqual(first);
+  expect(started).toBe(1);
+  // A Python package still gets its own import check.
+  await surveySandbox(counting, makeWorkspace({ 'pyproject.toml': '', 'calc/__init__.py': '' }));
+  await surveySandbox(counting, makeWorkspace({ 'pyproject.toml': '', 'calc/__init__.py': '' }));
+  expect(started).toBe(1 + 2 + 1);
+}, 30_000);

@@ -14,9 +14,22 @@ const REQUIREMENTS =
 const TACTICAL = /\b(variable|function|method|class|file|module|branch|parameter) names?\b|\bnaming\b|\bname (it|this|the)\b/i;
 const OFFER = /\b(would you like me to|do you want me to|shall i|should i also|let me know if|anything else|happy to)\b/i;
 
+/**
+ * How a final text is cut into sentences. `words`: at `.`, `!` or `?` followed by a space or the end, and at line
+ * breaks, so `b.txt` or `v1.2` stays inside its sentence. `legacy`: at every `.`, `!` and `?`, as runs from before
+ * `finalQuestionsAfterGates` read them (they must decide as they did when they replay).
+ */
+export type Sentences = 'words' | 'legacy';
+
+function sentencesOf(text: string, split: Sentences): string[] {
+  const parts = split === 'legacy' ? (text.match(/[^.!?\n]+[.!?]?/g) ?? []) : text.split(/(?<=[.!?])\s+|\n+/);
+  return parts.map((sentence) => sentence.trim()).filter(Boolean);
+}
+
 /** The question sentences of a text: those ending in `?`. */
-export function questionsIn(text: string): string[] {
-  return (text.match(/[^.!?\n]*\?/g) ?? []).map((question) => question.trim()).filter(Boolean);
+export function questionsIn(text: string, split: Sentences = 'words'): string[] {
+  if (split === 'legacy') return (text.match(/[^.!?\n]*\?/g) ?? []).map((question) => question.trim()).filter(Boolean);
+  return sentencesOf(text, split).filter((sentence) => sentence.endsWith('?'));
 }
 
 /**
@@ -24,8 +37,8 @@ export function questionsIn(text: string): string[] {
  * read with the sentence before it ("I need an API key. Can you provide one?"); offers and tactical questions are
  * judged on the question alone.
  */
-export function classifyFinalQuestion(text: string): QuestionCategory | undefined {
-  const sentences = (text.match(/[^.!?\n]+[.!?]?/g) ?? []).map((sentence) => sentence.trim()).filter(Boolean);
+export function classifyFinalQuestion(text: string, split: Sentences = 'words'): QuestionCategory | undefined {
+  const sentences = sentencesOf(text, split);
   for (const [index, question] of sentences.entries()) {
     if (!question.endsWith('?') || OFFER.test(question) || TACTICAL.test(question)) continue;
     const withContext = `${sentences[index - 1] ?? ''} ${question}`;
@@ -46,8 +59,8 @@ const CANNOT_GO_ON =
   /\b(i|we)\s*(cannot|can ?not|can't|can’t|am unable to|'m unable to|’m unable to|are unable to|am not able to|'m not able to|won't be able to|will not be able to)\s+(proceed|continue|go on|go further|finish|complete (this|the task|it)|move forward|make (any )?progress)\b|^(i('m| am)\s+)?blocked\s+(on|by)\b|\bi('m| am) stuck\b/i;
 
 /** The sentences of a final text that say the work cannot go on, with the category of what it needs; or `undefined`. */
-export function cannotGoOn(text: string): { statement: string; category: QuestionCategory } | undefined {
-  const sentences = (text.match(/[^.!?\n]+[.!?]?/g) ?? []).map((sentence) => sentence.trim()).filter(Boolean);
+export function cannotGoOn(text: string, split: Sentences = 'words'): { statement: string; category: QuestionCategory } | undefined {
+  const sentences = sentencesOf(text, split);
   const stuck = sentences.filter((sentence) => !sentence.endsWith('?') && CANNOT_GO_ON.test(sentence));
   if (stuck.length === 0) return undefined;
   const statement = stuck.join(' ');

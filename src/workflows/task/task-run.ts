@@ -172,6 +172,8 @@ export class TaskRun implements PolicyHost {
       }
       this.state.messages = [{ role: 'user', content: kickoff.map((text) => ({ type: 'text', text })) }];
       this.state.phase = 'exploring';
+      // The stall watch starts with the agent's work: binding, the survey and the baseline gates are not its turns.
+      if (this.state.project.sandbox) this.state.lastProgressAt = workflowNow();
       this.publish();
     }
     return this.targetOf(this.state.binding);
@@ -352,17 +354,17 @@ export class TaskRun implements PolicyHost {
 
   /** How runs from before `finalQuestionsAfterGates` finish: a question or a statement that it cannot go on asks first. */
   private async finishAskingFirst(text: string, target: ToolTarget): Promise<TaskResult | undefined> {
-    const category = classifyFinalQuestion(text);
+    const category = classifyFinalQuestion(text, 'legacy');
     if (category) {
       const answer = await this.askHuman({
         origin: 'final-question',
-        question: questionsIn(text).join(' '),
+        question: questionsIn(text, 'legacy').join(' '),
         context: `${category} question`,
       });
       this.pushUserText(`A human answered your question: ${answer}`);
       return undefined;
     }
-    const stuck = cannotGoOn(text);
+    const stuck = cannotGoOn(text, 'legacy');
     if (stuck && applies('finalStatements')) {
       const answer = await this.askHuman({
         origin: 'final-question',
