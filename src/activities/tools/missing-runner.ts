@@ -1,5 +1,6 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
+import type { ProcessResult } from '../process/run-process.js';
 import { asRecord, readPackageManifest } from '../tech-stack.js';
 
 /** The shells' words for a program they cannot find: `sh: 1: nyc: not found`, `bash: line 1: nyc: command not found`. */
@@ -10,17 +11,30 @@ const RUNNERS = /^(ava|c8|eslint|jasmine|jest|mocha|node|nyc|pytest|py\.test|tap
 
 const SHOWN = 8;
 
+/** A program a test run needed and did not find, and how the run said so. */
+export interface MissingRunner {
+  name: string;
+  how: string;
+}
+
 /**
- * Why a test command exited 127, for the model: the program the shell could not find, that nothing installs it
- * here (the sandbox has no network by default), and what the project does have: its other scripts that do not
- * use that program, and the runners in `node_modules/.bin` and the virtualenv. `undefined` when the output does
- * not name a missing program.
+ * The program a failed test run could not find: the command's own (see `couldNotStart`), or one the shell reported
+ * missing with exit 127 (`sh: 1: nyc: not found` from an npm script); `undefined` for a run that failed otherwise.
  */
-export function describeMissingRunner(workspace: string, output: string): string | undefined {
-  const missing = NOT_FOUND.exec(output)?.[1];
-  if (!missing) return undefined;
-  const name = missing.slice(missing.lastIndexOf('/') + 1);
-  const lines = [`\`${name}\` is not installed where the tests run (exit 127: command not found), and installing it needs the network.`];
+export function missingRunner(command: string, result: ProcessResult): MissingRunner | undefined {
+  const own = couldNotStart(command, result);
+  if (own) return { name: own, how: 'the command could not start' };
+  const said = result.exitCode === 127 ? NOT_FOUND.exec(result.output)?.[1] : undefined;
+  return said ? { name: said.slice(said.lastIndexOf('/') + 1), how: 'exit 127: command not found' } : undefined;
+}
+
+/**
+ * Why a test run could not run, for the model: the program it did not find, that nothing installs it here (the
+ * sandbox has no network by default), and what the project does have: its other scripts that do not use that
+ * program, and the runners in `node_modules/.bin` and the virtualenv.
+ */
+export function describeMissingRunner(workspace: string, { name, how }: MissingRunner): string {
+  const lines = [`\`${name}\` is not installed where the tests run (${how}), and installing it needs the network.`];
   const manifest = readPackageManifest(workspace);
   const scripts = manifest.state === 'read' ? Object.entries(asRecord(manifest.manifest.scripts) ?? {}) : [];
   const others = scripts
@@ -48,3 +62,23 @@ function runnersIn(workspace: string, dir: string): string[] {
 }
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The gate's own program, when it could not start: the command's first word (after `VAR=value` settings) reported
+ * missing by the shell with exit 127 before anything else was printed, or `python -m <module>` whose module is not
+ * installed (Python's one line, exit 1). Never a pattern found further into a runner's output: a test that fails
+ * because a program it calls is missing is a failing test.
+ */
+export function couldNotStart(command: string, result: ProcessResult): string | undefined {
+  const words = command.trim().split(/\s+/);
+  const first = words.findIndex((word) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(word));
+  const program = words[first];
+  if (!program) return undefined;
+  const opening = result.output.trim().split('\n')[0] ?? '';
+  const name = program.slice(program.lastIndexOf('/') + 1);
+  if (result.exitCode === 127 && new RegExp(`(^|[: ])${escape(program)}: (command )?not found$`).test(opening)) return name;
+  const module = words[first + 1] === '-m' ? words[first + 2] : undefined;
+  const onlyLine = result.output.trim().split('\n').length === 1;
+  if (module && /^python/.test(name) && onlyLine && opening.endsWith(`: No module named ${module}`)) return module;
+  return undefined;
+}

@@ -9,7 +9,7 @@ import { resolveInWorkspace } from './workspace-path.js';
 import { observe, refuse } from './tool-outcome.js';
 import { countLine, failingTests, firstFailure, splitByBaseline } from './test-report.js';
 import { pytestSetting } from './pytest-config.js';
-import { describeMissingRunner } from './missing-runner.js';
+import { describeMissingRunner, missingRunner } from './missing-runner.js';
 import { runTestCommand } from './test-command.js';
 import type { WorkspaceConfig } from '../../shared/gates.js';
 import { readWorkspaceConfig } from '../verification/workspace-config.js';
@@ -105,9 +105,10 @@ export async function runWorkspaceTests(
     if (input.verbose || passed || result.timedOut) {
       return { content: describeRun(command, result, COMMAND_OUTPUT_CHARS) + notes, isError: !passed };
     }
-    if (result.exitCode === 127) {
-      const missing = describeMissingRunner(workspace, result.output);
-      if (missing) return { content: `${describeRun(command, result, COMMAND_OUTPUT_CHARS)}\n\n${missing}${notes}`, isError: true };
+    const missing = missingRunner(command, result);
+    if (missing) {
+      const why = describeMissingRunner(workspace, missing);
+      return { content: `${describeRun(command, result, COMMAND_OUTPUT_CHARS)}\n\n${why}${notes}`, isError: true };
     }
     const report = describeFailures(result.output, knownFailures);
     return { content: describeRun(command, { ...result, output: report.text }, COMMAND_OUTPUT_CHARS) + notes, isError: !report.noWorse };

@@ -4,6 +4,7 @@ import { truncateMiddle } from '../../text/truncate.js';
 import type { ProcessResult } from '../process/run-process.js';
 import { collectionErrors, describeCollectionErrors } from '../tools/collection-errors.js';
 import type { WorkspaceShell } from '../tools/run-command.js';
+import { couldNotStart } from '../tools/missing-runner.js';
 import { runTestCommand } from '../tools/test-command.js';
 import { countLine, failingTests, failuresIn, firstFailure, splitByBaseline } from '../tools/test-report.js';
 
@@ -82,25 +83,4 @@ function ranTests(output: string): boolean {
   return /\b[1-9]\d* (passed|failed|failing|passing)\b|^# (pass|fail)\s+[1-9]/m.test(output);
 }
 
-/**
- * The gate's own program, when it could not start: the command's first word (after `VAR=value` settings) reported
- * missing by the shell with exit 127 before anything else was printed, or `python -m <module>` whose module is not
- * installed (Python's one line, exit 1). Never a pattern found further into a runner's output: a test that fails
- * because a program it calls is missing is a failing test.
- */
-export function couldNotStart(command: string, result: ProcessResult): string | undefined {
-  const words = command.trim().split(/\s+/);
-  const first = words.findIndex((word) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(word));
-  const program = words[first];
-  if (!program) return undefined;
-  const opening = firstLine(result.output.trim());
-  const name = program.slice(program.lastIndexOf('/') + 1);
-  if (result.exitCode === 127 && new RegExp(`(^|[: ])${escape(program)}: (command )?not found$`).test(opening)) return name;
-  const module = words[first + 1] === '-m' ? words[first + 2] : undefined;
-  const onlyLine = result.output.trim().split('\n').length === 1;
-  if (module && /^python/.test(name) && onlyLine && opening.endsWith(`: No module named ${module}`)) return module;
-  return undefined;
-}
-
 const firstLine = (text: string) => text.split('\n')[0] ?? '';
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -210,3 +210,12 @@ test('run_command: git has an identity, so commit and stash work in a repository
   });
   expect(result).toMatchObject({ isError: false, content: expect.stringMatching(/\ncodeloop agent$/) });
 });
+
+test('run_tests: a test runner whose Python module is not installed is named too', async () => {
+  const workspace = makeWorkspace({ 'codeloop.json': JSON.stringify({ test: 'python3 -m codeloop_no_such_runner -q' }) });
+  const result = await runWorkspaceTests(shell, workspace, {});
+  expect(result.isError).toBe(true);
+  expect(result.content).toContain(
+    '`codeloop_no_such_runner` is not installed where the tests run (the command could not start), and installing it needs the network.',
+  );
+});
