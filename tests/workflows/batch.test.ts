@@ -386,6 +386,7 @@ describe('verification', () => {
   const answering = byTurn([
     { toolCalls: [{ name: 'create_file', input: { path: 'a.txt', content: 'a' } }] },
     { text: 'Added a.txt. Should b.txt follow the same format?' },
+    { text: 'There is nothing else to check it with here.' },
   ]);
 
   test('a task that completes unverified says so in the batch, with its open questions', async () => {

@@ -158,9 +158,14 @@ describe('gates against the start (no-regressions, the default)', () => {
     const workspace = makeWorkspace({
       'codeloop.json': JSON.stringify({ gates: [{ name: 'nub', command: 'nub-build-tool --check', timeoutSeconds: 5 }] }),
     });
-    harness.fake.enqueue({ text: 'Nothing to do.' });
+    harness.fake.enqueue({ text: 'Nothing to do.' }, (request) => {
+      // The gate's word reaches the agent once: it could not say anything, and the task will be unverified.
+      expect(lastMessage(request)).toContain('No gate failed, but these could not say anything about your work');
+      expect(lastMessage(request)).toContain('- nub (`nub-build-tool --check`): nub-build-tool is not installed where the gates run');
+      return { text: 'Nothing to check by hand either.' };
+    });
     const result = (await (await harness.start({ description: 'nothing', workspace, gates: 'strict' })).result()) as TaskResult;
-    expect(result).toMatchObject({ status: 'completed', verification: 'unverified' });
+    expect(result).toMatchObject({ status: 'completed', verification: 'unverified', summary: 'Nothing to check by hand either.' });
     expect(result.gates).toMatchObject([
       { name: 'nub', passed: false, unavailable: true, unverified: 'nub-build-tool is not installed where the gates run' },
     ]);

@@ -42,6 +42,8 @@ export interface RunState {
   git?: TaskGit;
   /** Questions of final turns that did not need to stop the task, in the order asked (absent in older runs' carry). */
   openQuestions?: string[];
+  /** Whether the agent was told, once, that some gates could not say anything about its work. */
+  toldUnverified?: boolean;
   /** Set once the task ends. */
   result?: TaskResult;
 }

@@ -44,7 +44,7 @@ import { Spend } from '../common/spend.js';
 import { countIteration } from '../common/metrics.js';
 import { withDeadline } from './stall-race.js';
 import { executeToolCalls, toToolResults, type ToolTarget } from '../common/tool-calls.js';
-import { describeBaseline, Verifier } from './verifier.js';
+import { describeBaseline, describeUnverified, Verifier } from './verifier.js';
 import { SearchAttributeTracker } from '../common/search-attributes.js';
 import { TaskTrail } from './task-trail.js';
 import { publishCurrentDetails } from './visibility.js';
@@ -341,7 +341,15 @@ export class TaskRun implements PolicyHost {
     const unfinished = finalTurnBlocker(text, { changed, gatesFailing: false });
     if (unfinished) return this.askAboutFinalTurn(unfinished, 'nothing has changed yet');
     const results = await this.verify(target);
-    if (!results.some((result) => gateVerdict(result) === 'failed')) return this.completeVerified(text);
+    if (!results.some((result) => gateVerdict(result) === 'failed')) {
+      const unverified = describeUnverified(results);
+      if (!unverified || this.state.toldUnverified) return this.completeVerified(text);
+      // Once: the agent hears which gates could not say anything, and may check the work another way.
+      this.state.toldUnverified = true;
+      noteOpenQuestions(this.state, openQuestionsIn(text));
+      this.pushCorrection([unverified]);
+      return undefined;
+    }
     const stuck = finalTurnBlocker(text, { changed, gatesFailing: true });
     const answer = stuck ? await this.askFinalQuestion(stuck, 'the gates fail') : undefined;
     if (answer === undefined) noteOpenQuestions(this.state, openQuestionsIn(text));

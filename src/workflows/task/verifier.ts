@@ -99,6 +99,24 @@ export function describeBaseline(results: GateResult[]): string | undefined {
 }
 
 /**
+ * What the agent hears when no gate failed but some could not say anything (their program is missing, or they ran
+ * no test): the task will end unverified unless it can check the work another way. `undefined` when every gate
+ * passed, or there were none (the prompt said so when the task started).
+ */
+export function describeUnverified(results: GateResult[]): string | undefined {
+  const silent = results.filter((result) => gateVerdict(result) === 'unverified');
+  if (silent.length === 0) return undefined;
+  const why = silent.map((result) => `- ${result.name} (\`${result.command}\`): ${result.unverified ?? 'its program is not installed'}`);
+  const passed = results.filter((result) => gateVerdict(result) === 'passed').map((result) => result.name);
+  return [
+    'No gate failed, but these could not say anything about your work, so the task will be reported unverified:',
+    ...why,
+    ...(passed.length ? [`The other gates passed: ${passed.join(', ')}.`] : []),
+    'If you can check the work another way here (run_tests, run_command), do it now; then reply with your summary again. The gates run once more.',
+  ].join('\n');
+}
+
+/**
  * What goes back to the model when gates fail: each failing gate, with what is new against the start first when the
  * start failed too, and then how every other gate ended, so it knows what already holds.
  */
