@@ -81,7 +81,13 @@ export async function surveySandbox(shell: WorkspaceShell, workspace: string, ac
   const packages = kinds.has('python') ? pythonPackages(workspace) : [];
   // As the tests import: with PYTHONPATH=src in a src layout, or the path pytest's own settings add.
   const configured = pytestSetting(workspace, 'pythonpath');
-  const prefix = sourcePathPrefix(workspace) || (configured?.length ? `PYTHONPATH=${shellQuote(configured.join(':'))} ` : '');
+  const ours = sourcePathPrefix(workspace);
+  const prefix = ours || (configured?.length ? `PYTHONPATH=${shellQuote(configured.join(':'))} ` : '');
+  const how = ours
+    ? ` (with ${ours.trim()}, as run_tests and the gates run them)`
+    : configured?.length
+      ? ` (on the path pytest's pythonpath setting adds: ${configured.join(', ')})`
+      : '';
   const run = async (lines: string[]) => {
     if (lines.length === 0) return [];
     const result = await withAccess(shell, access)([...lines, 'true'].join('\n'), { workspace, timeoutMs: SURVEY_TIMEOUT_MS });
@@ -109,9 +115,7 @@ export async function surveySandbox(shell: WorkspaceShell, workspace: string, ac
     .filter(([kind, , version]) => kind === 'tool' && version)
     .map(([, name, version]) => ({ name: name!, version: versionIn(version!) }));
   tools.push(...nodeTools(workspace));
-  const imports = lines
-    .filter(([kind]) => kind === 'import')
-    .map(([, name, found]) => describeImport(workspace, name!, found ?? '', prefix));
+  const imports = lines.filter(([kind]) => kind === 'import').map(([, name, found]) => describeImport(workspace, name!, found ?? '', how));
   return { tools, missing: missingTools(workspace, tools), imports };
 }
 
@@ -154,9 +158,10 @@ function versionIn(line: string): string {
 }
 
 function nodeTools(workspace: string): FoundTool[] {
+  // A package is installed when its manifest is there, whether or not npm linked its command into .bin.
   return NODE_TOOLS.flatMap(([pkg, bin]) => {
-    if (!existsSync(path.join(workspace, 'node_modules/.bin', bin))) return [];
     const manifest = readManifest(path.join(workspace, 'node_modules', pkg, 'package.json'));
+    if (manifest === undefined) return [];
     const version = typeof manifest === 'string' ? asRecord(safeParse(manifest))?.version : undefined;
     return [{ name: bin === pkg ? bin : `${bin} (${pkg})`, version: typeof version === 'string' ? version : 'installed' }];
   });
@@ -208,8 +213,8 @@ function pythonPackages(workspace: string): string[] {
 }
 
 /** Where `import <name>` led, in words: this workspace, a copy installed elsewhere, or nowhere. */
-export function describeImport(workspace: string, name: string, found: string, prefix: string): string {
-  const how = prefix ? ` (with ${prefix.trim()}, as run_tests and the gates run them)` : '';
+/** `how`: how the import was made, as the tests make it (` (with PYTHONPATH=src, …)`), or empty. */
+export function describeImport(workspace: string, name: string, found: string, how: string): string {
   if (found.startsWith(`${workspace}/`))
     return `the tests import \`${name}\` from ${path.relative(workspace, path.dirname(found))}/, in this workspace${how}`;
   if (found.startsWith('/'))

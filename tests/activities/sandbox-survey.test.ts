@@ -60,3 +60,13 @@ test("what PATH holds is surveyed once per worker and kind of project: the next 
   await surveySandbox(counting, makeWorkspace({ 'pyproject.toml': '', 'calc/__init__.py': '' }));
   expect(started).toBe(1 + 2 + 1);
 }, 30_000);
+
+test("a package on the path pytest's own pythonpath setting adds is imported as pytest imports it", async () => {
+  const workspace = makeWorkspace({
+    'pyproject.toml': '[tool.pytest.ini_options]\ntestpaths = ["tests"]\npythonpath = ["."]\n',
+    'stats/__init__.py': '',
+  });
+  expect((await surveySandbox(shell, workspace)).imports).toEqual([
+    "the tests import `stats` from stats/, in this workspace (on the path pytest's pythonpath setting adds: .)",
+  ]);
+}, 30_000);
