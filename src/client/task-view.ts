@@ -69,6 +69,7 @@ export function renderTaskView(view: TaskView): string {
       if (state.spendByPurpose) lines.push(`  by purpose: ${describeSpendByPurpose(state.spendByPurpose)}`);
       if (state.filesChanged.length) lines.push(`  files changed: ${state.filesChanged.join(', ')}`);
       for (const blocker of state.openBlockers) lines.push(`  ⏸ blocker ${blocker.id}: ${blocker.question.replace(/\s+/g, ' ')}`);
+      for (const question of state.openQuestions ?? []) lines.push(`  open question: ${question}`);
     }
   }
   const git = view.result?.git ?? state?.git;
