@@ -1,7 +1,6 @@
 import { COMMAND_OUTPUT_CHARS } from '../../shared/constants.js';
 import type { GateResult, GateSpec } from '../../shared/gates.js';
 import { truncateMiddle } from '../../text/truncate.js';
-import type { ProcessResult } from '../process/run-process.js';
 import { collectionErrors, describeCollectionErrors } from '../tools/collection-errors.js';
 import type { WorkspaceShell } from '../tools/run-command.js';
 import { couldNotStart } from '../tools/missing-runner.js';
