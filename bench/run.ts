@@ -11,6 +11,7 @@ import { benchPromptCache } from './prompt-cache.js';
 import { benchCompaction } from './compaction.js';
 import { benchBatchMakespan } from './batch-makespan.js';
 import { benchSandboxCost } from './sandbox-cost.js';
+import { benchSurveyCost } from './survey-cost.js';
 import { benchLintPerEdit } from './lint-per-edit.js';
 import { benchScale } from './scale.js';
 import { benchFaults } from './faults.js';
@@ -26,6 +27,7 @@ const benches = {
   compaction: benchCompaction,
   batch: benchBatchMakespan,
   sandbox: benchSandboxCost,
+  survey: benchSurveyCost,
   lint: benchLintPerEdit,
   search: benchSearch,
   scale: benchScale,

@@ -2,6 +2,7 @@ import { pathToFileURL } from 'node:url';
 import { loadConfig, readModelCredentials } from './config.js';
 import { connectWorker } from './connection.js';
 import { createCodeloopWorkers } from './create-workers.js';
+import { missingGateTools } from './activities/host-gate-tools.js';
 import { startTracing } from './telemetry/tracing.js';
 import { installWorkerRuntime } from './telemetry/worker-runtime.js';
 
@@ -24,6 +25,7 @@ export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<v
       );
       console.error(`codeloop worker: ${workers.sandbox.mode === 'off' ? 'WARNING: ' : ''}${workers.sandbox.description}`);
       console.error(`codeloop worker: ${workers.search.name === 'built-in' ? 'WARNING: ' : ''}${workers.search.description}`);
+      for (const line of missingGateTools(env.PATH)) console.error(`codeloop worker: ${line}`);
       const { metricsAddress } = config.telemetry;
       if (metricsAddress) console.error(`codeloop worker: Prometheus metrics on http://${metricsAddress}/metrics`);
       if (tracing) console.error(`codeloop worker: traces to ${tracing.url} (${config.telemetry.traces?.protocol})`);

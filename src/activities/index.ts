@@ -3,6 +3,7 @@ import { createEnvironmentActivities } from './environment/index.js';
 import { createGitActivities } from './git/index.js';
 import { createModelActivities, type ModelDeps } from './model.js';
 import { createPlanFileActivities } from './plan-files.js';
+import { createSurveyActivities } from './survey-activities.js';
 import { createToolActivities, type SearchEngine, type WorkspaceShell } from './tools/index.js';
 import { createVerificationActivities } from './verification/index.js';
 import { createWorkspaceActivities, type WorkspaceDeps } from './workspace.js';
@@ -25,6 +26,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createWorkspaceActivities(deps),
     ...createToolActivities(deps),
     ...createVerificationActivities(deps),
+    ...createSurveyActivities(deps),
     ...createGitActivities(deps),
     ...createBatchFileActivities(),
     ...createPlanFileActivities(),

@@ -75,7 +75,7 @@ export function createModelActivities(deps: ModelDeps) {
 export function toApiRequest(request: ModelRequest, models: Record<ModelPurpose, string>): Anthropic.MessageCreateParamsNonStreaming {
   const tools = toolDefinitions(request.toolSet);
   return {
-    model: request.model ?? models[request.purpose ?? 'default'],
+    model: request.model ?? models[request.modelOf ?? request.purpose ?? 'default'],
     max_tokens: request.maxTokens,
     system: [{ type: 'text', text: request.system, cache_control: EPHEMERAL }],
     messages: withConversationBreakpoint(request.messages) as Anthropic.MessageParam[],

@@ -12,6 +12,7 @@ export interface BatchStartOptions extends OutputOptions {
   maxParallel?: string;
   onFailure?: string;
   deadline?: string;
+  requireVerified?: boolean;
   id?: string;
 }
 
@@ -21,7 +22,7 @@ export interface BatchStartOptions extends OutputOptions {
  */
 export function readBatchFile(
   file: string,
-  overrides: Partial<Record<'maxParallel' | 'onFailure' | 'deadline', unknown>> = {},
+  overrides: Partial<Record<'maxParallel' | 'onFailure' | 'deadline' | 'requireVerified', unknown>> = {},
 ): BatchInput {
   const text = readInputFile(file, 'the batch file');
   try {
@@ -54,6 +55,7 @@ export async function startBatch(file: string, options: BatchStartOptions): Prom
     maxParallel: options.maxParallel === undefined ? undefined : Number(options.maxParallel),
     onFailure: options.onFailure,
     deadline: options.deadline,
+    requireVerified: options.requireVerified,
   });
   const workflowId = options.id ?? `batch-${input.batchId ?? path.basename(file).replace(/\.[^.]+$/, '')}-${randomUUID().slice(0, 8)}`;
   await withClient(async (client, namespace) => {

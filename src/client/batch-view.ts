@@ -75,6 +75,9 @@ export function renderBatchView(view: BatchView, now = Date.now()): string {
       `  ${MARK[task.status]} ${`${indent}${task.id}`.padEnd(width)}  ${task.status.padEnd(9)} ${took.padStart(7)} ${tokens.padStart(12)}  ${task.title}${after ? `  (${after})` : ''}`,
     );
     if (task.reason && task.status !== 'completed') lines.push(`      ${' '.repeat(width)}${task.reason}`);
+    if (task.status === 'completed' && task.verification === 'unverified')
+      lines.push(`      ⚠ unverified: ${(task.unverifiedBecause ?? []).join('; ')}`);
+    for (const question of task.openQuestions ?? []) lines.push(`      ? open question: ${question.replace(/\s+/g, ' ')}`);
     for (const question of task.waitingFor ?? []) lines.push(`      ⏸ was waiting for: ${question.question}`);
     for (const blocker of task.blockedOn ?? [])
       lines.push(`      ⏸ ${blocker.question}  → npx codeloop blockers answer ${task.childWorkflowId} --blocker ${blocker.id} "…"`);

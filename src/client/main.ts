@@ -219,6 +219,7 @@ export function buildProgram(): Command {
       new Option('--on-failure <policy>', 'what a failed task does to the rest').choices(['skip-dependents', 'fail-fast', 'continue']),
     )
     .option('--deadline <duration>', 'stop waiting after this long, e.g. 6h: running tasks are cancelled, pending ones skipped')
+    .option('--require-verified', 'a task whose gates could not verify it (unverified) counts as failed and is not merged')
     .option('--id <workflowId>', 'workflow id (default: generated from the file name)')
     .addOption(json())
     .action(lazy(() => import('./batch-start.js'), 'startBatch'));

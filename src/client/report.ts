@@ -5,6 +5,7 @@ import type { BatchResult } from '../shared/batch-state.js';
 import type { Blocker } from '../shared/blockers.js';
 import { SEARCH_ATTRIBUTES } from '../shared/constants.js';
 import { totalTokens } from '../shared/conversation.js';
+import { verificationReasons, type Verification } from '../shared/gates.js';
 import type { TaskResult } from '../shared/task-state.js';
 import { getBatchStateQuery, getPlanStateQuery } from '../shared/messages.js';
 import { describeSpendByPurpose, sumSpendByPurpose, type SpendByPurpose } from '../shared/models.js';
@@ -24,6 +25,11 @@ export interface ReportRow {
   /** A batch stopped at its deadline: the questions its tasks were left waiting on, and how to resume with answers. */
   unanswered?: { taskId: string; question: string; resume: string }[];
   summary?: string;
+  /** A completed task: what its gates said (`verified`, `unverified`, `failed`), and why when not verified. */
+  verification?: Verification;
+  unverifiedBecause?: string[];
+  /** A completed task's questions that did not stop it, for a human to read. */
+  openQuestions?: string[];
   tokens: number;
   costUsd: number;
   spendByPurpose?: SpendByPurpose;
@@ -183,11 +189,12 @@ async function describeExecution(client: Client, execution: WorkflowExecutionInf
           resume: `npx codeloop batch resume ${execution.workflowId} --answer ${task.id}="…"`,
         })),
       );
+      const unverified = result.tasks.filter((task) => task.status === 'completed' && task.verification === 'unverified').length;
       return {
         ...base,
         status: result.status,
         summary:
-          `${counts.completed}/${result.tasks.length} tasks completed, ${counts.failed} failed, ${counts.skipped} skipped` +
+          `${counts.completed}/${result.tasks.length} tasks completed${unverified ? ` (${unverified} unverified)` : ''}, ${counts.failed} failed, ${counts.skipped} skipped` +
           (result.status === 'deadline' ? `, ${counts.cancelled} stopped at the ${result.deadline} deadline` : ''),
         ...(unanswered.length ? { unanswered } : {}),
         tokens: tokensOf(result.totals.usage),
@@ -195,10 +202,14 @@ async function describeExecution(client: Client, execution: WorkflowExecutionInf
       };
     }
     const result = (await handle.result()) as TaskResult;
+    const verification = result.verification;
     return {
       ...base,
       status: 'completed',
       summary: result.summary,
+      ...(verification ? { verification } : {}),
+      ...(verification && verification !== 'verified' ? { unverifiedBecause: verificationReasons(result.gates ?? []) } : {}),
+      ...(result.openQuestions?.length ? { openQuestions: result.openQuestions } : {}),
       tokens: tokensOf(result.usage),
       costUsd: result.costUsd,
       spendByPurpose: result.spendByPurpose,
@@ -272,7 +283,11 @@ export function renderReport(report: Report, now = Date.now()): string {
   section(
     'completed:',
     report.rows.filter((row) => row.kind === 'task' && row.status === 'completed'),
-    (row) => [`  ${row.workflowId}  ${(row.summary ?? '').replace(/\s+/g, ' ').slice(0, 100)}`],
+    (row) => [
+      `  ${row.workflowId}  ${row.unverifiedBecause ? `[${row.verification}] ` : ''}${(row.summary ?? '').replace(/\s+/g, ' ').slice(0, 100)}`,
+      ...(row.unverifiedBecause ?? []).map((reason) => `    not verified: ${reason}`),
+      ...(row.openQuestions ?? []).map((question) => `    open question: ${question.replace(/\s+/g, ' ')}`),
+    ],
   );
   return lines.join('\n');
 }

@@ -1,6 +1,7 @@
 import { describeSpendByPurpose } from '../shared/models.js';
 import { WorkflowFailedError, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import { gateVerdict, verificationReasons, type GateResult } from '../shared/gates.js';
 import type { TaskGit } from '../shared/git-trail.js';
 import type { TaskResult, TaskStateSnapshot } from '../shared/task-state.js';
 import { getStateQuery } from '../shared/messages.js';
@@ -68,6 +69,7 @@ export function renderTaskView(view: TaskView): string {
       if (state.spendByPurpose) lines.push(`  by purpose: ${describeSpendByPurpose(state.spendByPurpose)}`);
       if (state.filesChanged.length) lines.push(`  files changed: ${state.filesChanged.join(', ')}`);
       for (const blocker of state.openBlockers) lines.push(`  ⏸ blocker ${blocker.id}: ${blocker.question.replace(/\s+/g, ' ')}`);
+      for (const question of state.openQuestions ?? []) lines.push(`  open question: ${question}`);
     }
   }
   const git = view.result?.git ?? state?.git;
@@ -83,10 +85,24 @@ export function renderResult(result: TaskResult): string[] {
     `  result: ${result.status}${result.reason ? ` (${result.reason})` : ''} after ${result.iterations} iterations in ${formatDuration(result.elapsedMs)}`,
     `  summary: ${result.summary}`,
     `  files changed: ${result.filesChanged.length ? result.filesChanged.join(', ') : 'none'}`,
+    ...(result.verification ? [`  verification: ${describeVerification(result)}`] : []),
+    ...(result.openQuestions ?? []).map((question) => `  open question: ${question}`),
     `  tokens: ${formatUsage(result.usage)} · $${result.costUsd.toFixed(4)}`,
     ...(result.spendByPurpose ? [`  by purpose: ${describeSpendByPurpose(result.spendByPurpose)}`] : []),
-    ...(result.gates ?? []).map((gate) => `  gate ${gate.name}: ${gate.passed ? 'passed' : 'FAILED'} (${gate.command})`),
+    ...(result.gates ?? []).map((gate) => `  gate ${gate.name}: ${describeVerdict(gate)} (${gate.command})`),
   ];
+}
+
+/** `verified`, or `unverified (tests: pytest is not installed where the gates run)`. */
+export function describeVerification(result: Pick<TaskResult, 'verification' | 'gates'>): string {
+  if (result.verification === 'verified' || !result.verification) return result.verification ?? 'not recorded';
+  return `${result.verification} (${verificationReasons(result.gates ?? []).join('; ')})`;
+}
+
+function describeVerdict(gate: GateResult): string {
+  const verdict = gateVerdict(gate);
+  if (verdict === 'unverified') return `UNVERIFIED: ${gate.unverified ?? 'its program is not installed'}`;
+  return verdict === 'passed' ? 'passed' : 'FAILED';
 }
 
 /** `branch: codeloop/task/x from 1a2b3c4d5e6f · 3 commits · 2 files changed, 9 insertions(+) (npx codeloop task diff x)`. */

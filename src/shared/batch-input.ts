@@ -97,6 +97,8 @@ export const BatchInputSchema = builtOnce('batch-input/BatchInputSchema', () =>
     workspace: WorkspacePathSchema.optional(),
     maxParallel: z.number().int().min(1).max(500).default(4),
     onFailure: z.enum(FAILURE_POLICIES).default('skip-dependents'),
+    /** A task that completes `unverified` (a gate could not say anything) counts as failed: it is not merged. */
+    requireVerified: z.boolean().default(false),
     baseBranch: z.string().min(1).optional(),
     /** What every task's commands may reach, unless `taskDefaults` or the task itself says otherwise. */
     network: NetworkSchema.optional(),

@@ -1,6 +1,7 @@
 import type { AnsweredQuestion, Blocker, RejectedAnswer } from './blockers.js';
 import type { Usage } from './conversation.js';
 import type { BatchInput } from './batch-input.js';
+import type { Verification } from './gates.js';
 import type { SpendByPurpose } from './models.js';
 
 export type BatchTaskStatus = 'pending' | 'running' | 'merging' | 'completed' | 'failed' | 'skipped' | 'cancelled';
@@ -31,6 +32,11 @@ export interface BatchTaskState {
   blockedOn?: { id: string; question: string }[];
   /** What humans answered the task's earlier runs; a re-run starts with them in its prompt. */
   answers?: AnsweredQuestion[];
+  /** What the task's gates said, as it reported its end; why, when it was not verified. */
+  verification?: Verification;
+  unverifiedBecause?: string[];
+  /** Its questions that did not stop it, for a human to read. */
+  openQuestions?: string[];
 }
 
 /**
@@ -49,6 +55,9 @@ export type ChildReport =
       spendByPurpose?: SpendByPurpose;
       reason?: string;
       answered?: AnsweredQuestion[];
+      verification?: Verification;
+      unverifiedBecause?: string[];
+      openQuestions?: string[];
     };
 
 /** A child's end, as the batch reads it. */
@@ -77,7 +86,20 @@ export interface BatchResult {
   integrationBranch?: string;
   tasks: (Pick<
     BatchTaskState,
-    'id' | 'title' | 'status' | 'branch' | 'iterations' | 'usage' | 'costUsd' | 'spendByPurpose' | 'reason' | 'attempts' | 'waitingFor'
+    | 'id'
+    | 'title'
+    | 'status'
+    | 'branch'
+    | 'iterations'
+    | 'usage'
+    | 'costUsd'
+    | 'spendByPurpose'
+    | 'reason'
+    | 'attempts'
+    | 'waitingFor'
+    | 'verification'
+    | 'unverifiedBecause'
+    | 'openQuestions'
   > & {
     startedAt?: string;
     endedAt?: string;

@@ -77,6 +77,11 @@ export interface ModelRequest {
   model?: string;
   /** What the call is for; unset: the agent's own turn (`default`). */
   purpose?: ModelPurpose;
+  /**
+   * Whose model to use when `model` is unset, if not `purpose`'s: a summary or planning call falling back to the
+   * task's default model keeps its purpose (its spend is still a summary's) and asks for the default's model.
+   */
+  modelOf?: ModelPurpose;
   system: string;
   messages: Message[];
   maxTokens: number;

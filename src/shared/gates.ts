@@ -12,10 +12,12 @@ export interface GateSpec {
 
 export interface GateResult {
   name: string;
+  /** The command as it ran: the gate's own, or that one adjusted so it could run here (see `notes`). */
   command: string;
   /**
-   * Whether the gate lets the task finish: it exited 0; or its tool is not installed (`unavailable`); or, under
-   * `gates: "no-regressions"`, it failed before the task too and fails no worse now (`newFailures` empty).
+   * Whether the gate lets the task finish as verified: it exited 0; or, under `gates: "no-regressions"`, it failed
+   * before the task too and fails no worse now (`newFailures` empty). Never for a gate that could not say anything
+   * (`unverified`).
    */
   passed: boolean;
   exitCode?: number;
@@ -23,13 +25,57 @@ export interface GateResult {
   durationMs: number;
   /** The first failure (or the output's tail), enough for the model to fix it. */
   summary: string;
-  /** The command's tool is missing (`nub: not found`, exit 127): nothing the agent could fix. */
+  /** The gate's own program could not start (`nub: not found` from its first word, exit 127): nothing ran. */
   unavailable?: boolean;
+  /**
+   * Why the gate says nothing about the work, when it does not: its program is not installed, or it ran no test
+   * before the task or now. Such a gate neither passes nor fails, and the task ends `unverified`.
+   */
+  unverified?: string;
   /** What failed, by identity: failing test ids when the runner's report is recognised, else the error lines. */
   failures?: string[];
+  /** A suite that could not collect some files: one line per distinct cause, with the files. */
+  causes?: string[];
+  /** What was changed about the command so it could run here (pytest's addopts, collection errors). */
+  notes?: string[];
   /** Against the gate's run before the task (no-regressions): whether it passed then, and what fails now that did not. */
   baseline?: { passed: boolean; failures: string[] };
   newFailures?: string[];
+}
+
+/** One gate's word on the work: it holds, it fails, or it could not say (see `GateResult.unverified`). */
+export type GateVerdict = 'passed' | 'failed' | 'unverified';
+
+/**
+ * A gate's verdict. Results recorded before `unverified` existed marked a missing program `unavailable` with
+ * `passed: true`; they read as unverified too.
+ */
+export function gateVerdict(result: GateResult): GateVerdict {
+  if (result.unverified !== undefined || result.unavailable) return 'unverified';
+  return result.passed ? 'passed' : 'failed';
+}
+
+/**
+ * A finished task's verification: `verified` when every gate passed (or, under no-regressions, fails no worse than
+ * before the task); `failed` when one fails; `unverified` when none fails but one could not say anything, or there
+ * were no gates. An unavailable gate never counts as passed.
+ */
+export type Verification = 'verified' | 'unverified' | 'failed';
+
+export function verificationOf(results: readonly GateResult[]): Verification {
+  const verdicts = results.map(gateVerdict);
+  if (verdicts.includes('failed')) return 'failed';
+  return verdicts.length > 0 && verdicts.every((verdict) => verdict === 'passed') ? 'verified' : 'unverified';
+}
+
+/** Why a verification is not `verified`, one line per gate (or `no gates`), for results, reports and the Web UI. */
+export function verificationReasons(results: readonly GateResult[]): string[] {
+  if (results.length === 0) return ['no gates: nothing checked the work'];
+  return results.flatMap((result) => {
+    const verdict = gateVerdict(result);
+    if (verdict === 'unverified') return [`${result.name}: ${result.unverified ?? 'its program is not installed here'}`];
+    return verdict === 'failed' ? [`${result.name}: failed`] : [];
+  });
 }
 
 /** How a finished task is judged: gates no worse than before the task (the default), or every gate passing. */

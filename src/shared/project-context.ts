@@ -11,4 +11,24 @@ export interface ProjectContext {
   greenfield: boolean;
   /** The verification gates the workspace had when it was described: what a task's baseline runs. */
   gates?: GateSpec[];
+  /** What the task's commands find where they run; surveyed once per task, absent in older runs. */
+  sandbox?: SandboxSurvey;
+}
+
+/** A program found where the task's commands run, with the version it reports. */
+export interface FoundTool {
+  name: string;
+  version: string;
+}
+
+/**
+ * What the task's commands find inside the sandbox, so the model is told what is true there rather than what the
+ * project's configuration names: the interpreters, test runners and linters installed, with versions; those the
+ * configuration names that are not; and where the tests' imports of the project's own packages lead.
+ */
+export interface SandboxSurvey {
+  tools: FoundTool[];
+  missing: string[];
+  /** One line per package: imported from the workspace, from a copy installed elsewhere, or not at all. */
+  imports: string[];
 }

@@ -1,7 +1,7 @@
 import type { Blocker, RejectedAnswer } from './blockers.js';
 import type { CommandAccess, SandboxMode } from './command-access.js';
 import type { Usage } from './conversation.js';
-import type { GateResult } from './gates.js';
+import type { GateResult, Verification } from './gates.js';
 import type { TaskGit } from './git-trail.js';
 import type { SpendByPurpose } from './models.js';
 
@@ -38,6 +38,17 @@ export interface TaskResult {
   spendByPurpose?: SpendByPurpose;
   /** The final verification gates, as last run. */
   gates: GateResult[];
+  /**
+   * What the gates say about the work: `verified`, `failed`, or `unverified` when one could not say anything (its
+   * program is not installed, it ran no test) or there were none; each gate's `unverified` says why. Results from
+   * before this field existed have none.
+   */
+  verification?: Verification;
+  /**
+   * Questions the agent's final turns asked that did not need to stop the task (finished work whose gates pass), for
+   * a human to read in the morning. Results from before this field existed have none.
+   */
+  openQuestions?: string[];
   elapsedMs: number;
   /** How many runs the chain took: 1 + the number of continue-as-new. */
   runs: number;
@@ -62,6 +73,8 @@ export interface TaskStateSnapshot {
   /** The plan the agent gave before changing anything (complex or greenfield tasks). */
   outline?: string;
   gates: GateResult[];
+  /** Questions of final turns that did not need to stop the task; see `TaskResult.openQuestions`. */
+  openQuestions: string[];
   correctionRounds: number;
   compactions: number;
   compactionLog: CompactionRecord[];

@@ -32,6 +32,13 @@ export const toolInputSchemas = builtOnce(
         path: z.string().min(1).describe('New file path relative to the workspace root'),
         content: z.string().describe('Full content of the new file'),
       }),
+      delete_file: z.object({
+        path: z.string().min(1).describe('File path relative to the workspace root'),
+      }),
+      move_file: z.object({
+        from: z.string().min(1).describe('The file to move, relative to the workspace root'),
+        to: z.string().min(1).describe('Its new path, relative to the workspace root; must not exist yet'),
+      }),
       search_codebase: z.object({
         pattern: z.string().min(1).describe('Regular expression searched line by line'),
         file_glob: z.string().optional().describe('Limit the search to files matching this glob, e.g. "src/**/*.ts"'),
@@ -73,11 +80,14 @@ export type ToolInput<N extends ToolName> = z.output<(typeof toolInputSchemas)[N
 
 const descriptions: Record<ToolName, string> = {
   read_file:
-    'Read a text file with line numbers. Files over 500 lines show the first 200 and last 50 unless you give a range. One call shows at most 2,000 lines and 100,000 characters, and cuts lines longer than 2,000 characters.',
+    "Read a text file with line numbers. A file of up to 500 lines is shown whole; a longer one shows its first 200 and last 50 unless you give a range. One call shows at most 2,000 lines and 100,000 characters, and cuts lines longer than 2,000 characters; every cut names the file's own line numbers and how to read on.",
   edit_file:
-    'Edit a file with search/replace blocks. Each search block must match exactly one place; copy it from read_file output without the line numbers. Returns a unified diff, or the nearest lines when a block does not match. Edits UTF-8 text files only, never under .git/.',
+    'Edit a file with search/replace blocks. Each search block must match exactly one place; copy it from read_file output without the line numbers (a block with "N | " on every line is taken without them). Returns a unified diff, or the nearest lines when a block does not match. Edits UTF-8 text files only, never under .git/.',
   create_file:
     'Create a new file. Fails if the file exists: use edit_file for existing files. Never under .git/: codeloop manages git itself.',
+  delete_file: 'Delete a file in the workspace. Files only, never under .git/; recorded in the task like every edit.',
+  move_file:
+    'Move or rename a file in the workspace, making the directories on the way. Refuses to overwrite an existing file; never under .git/.',
   search_codebase:
     'Search file contents with a regular expression (ripgrep syntax; look-around and backreferences work too). Returns matching lines verbatim as path:line | text, the way read_file shows them. Skips binary files, files over 1 MB, gitignored files, and node_modules, build output and caches unless file_glob starts inside them (e.g. dist/**/*.js).',
   find_symbol:
@@ -86,7 +96,7 @@ const descriptions: Record<ToolName, string> = {
     'List files under a directory, skipping .git, node_modules, build output, caches and gitignored paths; a path inside dist/ or node_modules/ lists it. A long listing starts with its directories and their file counts, then shows one page at a time.',
   run_command: 'Run a shell command in the workspace root. Output over 4,000 characters keeps the first and last 2,000.',
   run_tests:
-    "Run the project's tests (npm test, pytest, or codeloop.json's test command). Without verbose: the failing tests, new ones first, and the first new failure.",
+    "Run the project's tests (npm test, pytest, or codeloop.json's test command). A passing run is one line with its count; a failing one lists the failing tests, new ones first, and the first new failure's report (verbose: the whole output).",
   raise_blocker:
     'Ask a human a question you cannot answer yourself: unclear requirements, missing access or credentials, an external service. The task waits for the answer, which comes back as this tool result.',
 };
@@ -99,6 +109,8 @@ export const TOOL_ACTIVITIES = {
   find_symbol: 'findSymbol',
   create_file: 'createFile',
   edit_file: 'editFile',
+  delete_file: 'deleteFile',
+  move_file: 'moveFile',
   run_command: 'runCommand',
   run_tests: 'runTests',
 } as const satisfies Record<Exclude<ToolName, 'raise_blocker'>, string>;

@@ -2,7 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from 'vitest';
-import { detectGates, runGate } from '../../src/activities/verification/gates.js';
+import { detectGates } from '../../src/activities/verification/gates.js';
+import { runGate } from '../../src/activities/verification/run-gate.js';
+import { gateVerdict } from '../../src/shared/gates.js';
 import { sandboxedShell } from '../support/sandbox.js';
 import { makeWorkspace } from '../support/workspace.js';
 
@@ -37,12 +39,15 @@ test('a FIFO or a symlink where a manifest or config is expected is never read, 
   expect(() => detectGates(linked)).toThrow('codeloop.json cannot be read: it is a symlink');
 });
 
-test('a gate whose program is missing is unavailable; a failing one against its baseline passes only when nothing is new', async () => {
+test('a gate whose own program is missing is unverified, never passed; a failing one against its baseline passes only when nothing is new', async () => {
   const workspace = makeWorkspace({
     'test_a.py': 'def test_old():\n    assert False\n\ndef test_new():\n    assert True\n',
   });
   const missing = await runGate(shell, workspace, { name: 'build', command: 'nub build', timeoutSeconds: 30 });
-  expect(missing).toMatchObject({ passed: true, unavailable: true, summary: expect.stringContaining('nub is not installed') });
+  expect(missing).toMatchObject({ passed: false, unavailable: true, unverified: 'nub is not installed where the gates run' });
+  expect(gateVerdict(missing)).toBe('unverified');
+  const noModule = await runGate(shell, workspace, { name: 'tests', command: 'python3 -m nosuchrunner -q', timeoutSeconds: 30 });
+  expect(noModule).toMatchObject({ passed: false, unverified: 'nosuchrunner is not installed where the gates run' });
 
   const gate = { name: 'tests', command: 'python3 -m pytest -q', timeoutSeconds: 60 };
   const baseline = await runGate(shell, workspace, gate);
@@ -51,4 +56,87 @@ test('a gate whose program is missing is unavailable; a failing one against its 
 
   const broken = makeWorkspace({ 'test_a.py': 'def test_old():\n    assert False\n\ndef test_new():\n    assert False\n' });
   expect(await runGate(shell, broken, gate, baseline)).toMatchObject({ passed: false, newFailures: ['test_a.py::test_new'] });
+}, 60_000);
+
+test('a test that runs a program which is not installed is a failing test, not a gate that could not run', async () => {
+  const workspace = makeWorkspace({
+    'pyproject.toml': '[project]\nname = "tracker"\n[project.scripts]\ntracker = "tracker.cli:main"\n',
+    'tests/test_cli.py':
+      'import subprocess\n\ndef test_cli_adds():\n    done = subprocess.run("tracker add milk", shell=True, capture_output=True, text=True)\n' +
+      '    assert done.returncode == 0, done.stderr\n',
+  });
+  const result = await runGate(shell, workspace, { name: 'tests', command: 'python3 -m pytest -q', timeoutSeconds: 60 });
+  expect(result.summary).toContain('tracker: not found');
+  expect(result).toMatchObject({ passed: false, failures: ['tests/test_cli.py::test_cli_adds'] });
+  expect(result.unavailable).toBeUndefined();
+  expect(gateVerdict(result)).toBe('failed');
+}, 60_000);
+
+test('pytest addopts naming a plugin that is not installed are left out, and the command that works is named', async () => {
+  const workspace = makeWorkspace({
+    'pyproject.toml': '[tool.pytest.ini_options]\naddopts = "-ra --cov=humanize --cov-report=term-missing -n auto"\n',
+    'tests/test_a.py': 'def test_a():\n    assert True\n',
+  });
+  const result = await runGate(shell, workspace, { name: 'tests', command: 'python3 -m pytest -q', timeoutSeconds: 60 });
+  expect(result).toMatchObject({
+    passed: true,
+    command: "python3 -m pytest -q -o 'addopts=-ra'",
+    summary: expect.stringMatching(/^1 passed/),
+  });
+  expect(result.notes?.[0]).toContain('(--cov=humanize --cov-report=term-missing -n)');
+}, 60_000);
+
+test('files that cannot be collected: one line per cause, the other tests still run and are compared', async () => {
+  const files = {
+    'tests/test_b.py': 'import freezegun\n\ndef test_b():\n    pass\n',
+    'tests/test_c.py': 'import freezegun\n\ndef test_c():\n    pass\n',
+    'tests/test_d.py': 'import humanize_missing\n',
+    'tests/test_ok.py': 'def test_ok():\n    assert True\n',
+  };
+  const gate = { name: 'tests', command: 'python3 -m pytest -q', timeoutSeconds: 60 };
+  const baseline = await runGate(shell, makeWorkspace(files), gate);
+  expect(baseline.causes).toEqual([
+    "ModuleNotFoundError: No module named 'freezegun' (tests/test_b.py, tests/test_c.py)",
+    "ModuleNotFoundError: No module named 'humanize_missing' (tests/test_d.py)",
+  ]);
+  expect(baseline.command).toBe('python3 -m pytest -q --continue-on-collection-errors');
+  expect(baseline.failures).toEqual(['tests/test_b.py', 'tests/test_c.py', 'tests/test_d.py']);
+
+  const same = await runGate(shell, makeWorkspace(files), gate, baseline);
+  expect(same).toMatchObject({ passed: true, newFailures: [] });
+  const broken = makeWorkspace({ ...files, 'tests/test_ok.py': 'def test_ok():\n    assert 1 == 2, "broken by the task"\n' });
+  const worse = await runGate(shell, broken, gate, baseline);
+  expect(worse).toMatchObject({ passed: false, newFailures: ['tests/test_ok.py::test_ok'] });
+  expect(worse.summary).toContain('broken by the task');
+}, 60_000);
+
+test('a test gate that ran no test before the task or now is no worse, but unverified', async () => {
+  const files = { 'tests/test_b.py': 'import freezegun\n' };
+  const gate = { name: 'tests', command: 'python3 -m pytest -q', timeoutSeconds: 60 };
+  const baseline = await runGate(shell, makeWorkspace(files), gate);
+  const result = await runGate(shell, makeWorkspace(files), gate, baseline);
+  expect(result).toMatchObject({ passed: false, newFailures: [] });
+  expect(result.unverified).toContain('it ran no test');
+  expect(gateVerdict(result)).toBe('unverified');
+}, 60_000);
+
+test('renumbered parametrized cases are the same failures; the summary shows the new failure, not an old one', async () => {
+  const cases = (values: string) =>
+    'import pytest\n\nclass Box:\n    def __init__(self, v):\n        self.v = v\n\n' +
+    `@pytest.mark.parametrize("box", [${values}])\ndef test_box(box):\n    assert box.v > 10\n\n` +
+    'def test_new():\n    assert True\n';
+  const gate = { name: 'tests', command: 'python3 -m pytest -q', timeoutSeconds: 60 };
+  const baseline = await runGate(shell, makeWorkspace({ 'test_a.py': cases('Box(1), Box(2)') }), gate);
+  expect(baseline.failures).toEqual(['test_a.py::test_box[box0]', 'test_a.py::test_box[box1]']);
+  // A passing case inserted first renumbers both old failures.
+  const inserted = await runGate(shell, makeWorkspace({ 'test_a.py': cases('Box(11), Box(1), Box(2)') }), gate, baseline);
+  expect(inserted).toMatchObject({ passed: true, newFailures: [] });
+
+  const broken = makeWorkspace({
+    'test_a.py': cases('Box(1), Box(2)').replace('def test_new():\n    assert True', 'def test_new():\n    assert "new" == "old"'),
+  });
+  const worse = await runGate(shell, broken, gate, baseline);
+  expect(worse.newFailures).toEqual(['test_a.py::test_new']);
+  expect(worse.summary).toMatch(/_+ test_new _+/);
+  expect(worse.summary).not.toMatch(/_+ test_box\[box0\] _+/);
 }, 60_000);

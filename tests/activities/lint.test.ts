@@ -154,3 +154,38 @@ test("JavaScript with the workspace's real eslint: only the errors the change in
   expect(report).toEqual({ linter: 'eslint', errors: "app.js:4:13: no-undef 'nowhere' is not defined.", preExisting: 1 });
   expect(readFileSync(path.join(workspace, 'app.js'), 'utf8')).toBe(edited);
 }, 120_000);
+
+test('a rename across files: type errors are labelled as such, and the edit that finishes it says they are gone', async () => {
+  const workspace = makeGitRepo({
+    'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true, noEmit: true, skipLibCheck: true }, include: ['*.ts'] }),
+    'users.ts': 'export function getUsr(id: number): string {\n  return `user ${id}`;\n}\n',
+    'report.ts': "import { getUsr } from './users';\nexport const line = getUsr(1);\n",
+  });
+  const tools = createToolActivities({ shell });
+  const renamed = await tools.editFile({
+    workspace,
+    input: { path: 'users.ts', edits: [{ search: 'export function getUsr(', replace: 'export function getUser(' }] },
+  });
+  expect(renamed.content).toContain('TYPE ERRORS from tsc (incremental), to fix before you finish');
+  expect(renamed.content).toContain("report.ts(1,10): error TS2724: '\"./users\"' has no exported member named 'getUsr'");
+  expect(renamed.content).not.toContain('LINT ERRORS');
+  const finished = await tools.editFile({
+    workspace,
+    input: {
+      path: 'report.ts',
+      edits: [
+        {
+          search: "import { getUsr } from './users';\nexport const line = getUsr(1);",
+          replace: "import { getUser } from './users';\nexport const line = getUser(1);",
+        },
+      ],
+    },
+  });
+  expect(finished.lintErrors).toBeUndefined();
+  expect(finished.content).toMatch(/\n\ntsc \(incremental\): clean again; the errors the last check found are gone\.( |$)/);
+  const again = await tools.editFile({
+    workspace,
+    input: { path: 'report.ts', edits: [{ search: 'getUser(1)', replace: 'getUser(2)' }] },
+  });
+  expect(again.content).not.toContain('clean again');
+}, 60_000);

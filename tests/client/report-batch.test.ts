@@ -83,7 +83,8 @@ test('report: a batch row while it runs and once it ends, with its counts, token
   expect(ended).toMatchObject({
     kind: 'batch',
     status: 'failed',
-    summary: '2/4 tasks completed, 1 failed, 1 skipped',
+    // Their workspace has no gates: nothing verified the two that completed, and the row says so.
+    summary: '2/4 tasks completed (2 unverified), 1 failed, 1 skipped',
     tokens: tokensOf(used),
   });
   expect(ended.costUsd).toBeCloseTo(costOf(used, 'claude-test'), 12);
@@ -91,6 +92,6 @@ test('report: a batch row while it runs and once it ends, with its counts, token
   // Other files' batches share the server, so only this batch's line, under the batches heading, is checked.
   const printed = await text();
   expect(printed.slice(printed.indexOf('batches:'))).toContain(
-    `\n  ${workflowId}  failed  2/4 tasks completed, 1 failed, 1 skipped  $${costOf(used, 'claude-test').toFixed(2)}\n`,
+    `\n  ${workflowId}  failed  2/4 tasks completed (2 unverified), 1 failed, 1 skipped  $${costOf(used, 'claude-test').toFixed(2)}\n`,
   );
 }, 120_000);

@@ -88,8 +88,9 @@ test('a repository that differs from the recorded one is reported as a divergenc
   const suite = suiteOf([CASE], (suiteCase) => {
     const repo = path.join(workdir, 'changed-fixture');
     cpSync(suiteCase.repo, repo, { recursive: true });
-    // The agent's first read now shows one more line than it did when the session was recorded.
-    appendFileSync(path.join(repo, 'pyproject.toml'), '\n[tool.isort]\nprofile = "black"\n');
+    // The agent's first read now shows more lines than it did when the session was recorded; the section names no
+    // tool, so the prompt (which says which tools the configuration names) is as it was.
+    appendFileSync(path.join(repo, 'pyproject.toml'), '\n[tool.setuptools]\nzip-safe = false\n');
     return { ...suiteCase, repo };
   });
   const run = runOf(await replay(suite), CASE);

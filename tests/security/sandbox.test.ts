@@ -9,7 +9,7 @@ import { createSandbox, MAX_FILE_KIB, MAX_PROCESSES } from '../../src/activities
 import { runWorkspaceCommand } from '../../src/activities/tools/run-command.js';
 import { runWorkspaceTests } from '../../src/activities/tools/run-tests.js';
 import { lintFile } from '../../src/activities/verification/lint.js';
-import { runGate } from '../../src/activities/verification/gates.js';
+import { runGate } from '../../src/activities/verification/run-gate.js';
 import { startTaskBranch } from '../../src/activities/git/task-branch.js';
 import { runSandboxed, sandboxedShell, testSandbox } from '../support/sandbox.js';
 import { makeGitRepo, makeWorkspace } from '../support/workspace.js';

@@ -1,5 +1,11 @@
 import { describe, expect, test } from 'vitest';
-import { cannotGoOn, classifyFinalQuestion, questionsIn } from '../../src/workflows/task/final-question.js';
+import {
+  cannotGoOn,
+  classifyFinalQuestion,
+  finalTurnBlocker,
+  openQuestionsIn,
+  questionsIn,
+} from '../../src/workflows/task/final-question.js';
 
 describe('blocking questions', () => {
   test.each([
@@ -63,5 +69,29 @@ describe('statements that the work cannot go on', () => {
     'Can I proceed with the migration?',
   ])('not: %s', (text) => {
     expect(cannotGoOn(text)).toBeUndefined();
+  });
+});
+
+test('a file name or a version inside a sentence does not cut it: only a stop followed by a space or the end does', () => {
+  const text = 'Added b.txt next to a.txt. Should b.txt follow the same format as v1.2?';
+  expect(questionsIn(text)).toEqual(['Should b.txt follow the same format as v1.2?']);
+  // As runs from before the rule read it, for their replays.
+  expect(questionsIn(text, 'legacy')).toEqual(['2?']);
+});
+
+describe('a final turn is a blocker only while the work is not done', () => {
+  const closing = 'Added the delete command. Should the confirmation also be skippable with --yes?';
+  test.each([
+    [{ changed: true, gatesFailing: false }, undefined],
+    [{ changed: false, gatesFailing: false }, 'requirements'],
+    [{ changed: true, gatesFailing: true }, 'requirements'],
+  ])('%o', (work, category) => {
+    expect(finalTurnBlocker(closing, work)?.category).toBe(category);
+  });
+  test('what it asks, and what it says it lacks, stay open', () => {
+    expect(openQuestionsIn(`${closing} I cannot proceed with the deployment without the API key.`)).toEqual([
+      'Should the confirmation also be skippable with --yes?',
+      'I cannot proceed with the deployment without the API key.',
+    ]);
   });
 });

@@ -49,3 +49,31 @@ test('the same input gives the same bytes: the prompt cache depends on it', () =
   const task = parseTaskInput({ description: 'x', workspace: '/w' });
   expect(buildSystemPrompt(task, project)).toBe(buildSystemPrompt(task, project));
 });
+
+test('with a survey of the sandbox, the prompt says what is true there: network, tools, imports, gates and budget', () => {
+  const surveyed = {
+    ...project,
+    gates: [{ name: 'tests', command: 'PYTHONPATH=src python3 -m pytest -q', timeoutSeconds: 300 }],
+    sandbox: {
+      tools: [
+        { name: 'python3', version: '3.11.7' },
+        { name: 'pytest', version: '9.2.0' },
+      ],
+      missing: ['ruff', 'mypy'],
+      imports: ['the tests import `humble` from src/humble/, in this workspace'],
+    },
+  };
+  const prompt = buildSystemPrompt(parseTaskInput({ description: 'x', workspace: '/w', maxIterations: 25 }), surveyed);
+  expect(prompt.indexOf('# Where your commands run')).toBeGreaterThan(prompt.indexOf('# Project'));
+  expect(prompt.indexOf('# Where your commands run')).toBeLessThan(prompt.indexOf('# Task'));
+  expect(prompt).toContain('## Network: off\nCommands reach no network');
+  expect(prompt).toContain('Installed: python3 3.11.7, pytest 9.2.0.');
+  expect(prompt).toContain("Not installed, though the project's configuration names them: ruff, mypy.");
+  expect(prompt).toContain('The tests import `humble` from src/humble/, in this workspace.');
+  expect(prompt).toContain('- tests: `PYTHONPATH=src python3 -m pytest -q`');
+  expect(prompt).toContain('## Budget\n25 iterations');
+  const online = buildSystemPrompt(parseTaskInput({ description: 'x', workspace: '/w', network: 'on' }), { ...surveyed, gates: [] });
+  expect(online).toContain('## Network: on\n');
+  expect(online).toContain('## Checks when you finish\nNone: nothing checks the work');
+  expect(buildSystemPrompt(parseTaskInput({ description: 'x', workspace: '/w' }), project)).not.toContain('# Where your commands run');
+});

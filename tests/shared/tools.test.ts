@@ -1,12 +1,14 @@
 import { expect, test } from 'vitest';
 import { toolDefinitions, toolInputSchemas } from '../../src/shared/tools.js';
 
-test('the model sees exactly the seed tools and find_symbol, each with an object input schema', () => {
+test('the model sees exactly the seed tools, delete_file, move_file and find_symbol, each with an object input schema', () => {
   const definitions = toolDefinitions();
   expect(definitions.map((tool) => tool.name)).toEqual([
     'read_file',
     'edit_file',
     'create_file',
+    'delete_file',
+    'move_file',
     'search_codebase',
     'find_symbol',
     'list_files',

@@ -95,6 +95,7 @@ describe('agentTaskWorkflow', () => {
     const steps = scheduledActivities(await handle.fetchHistory());
     expect(steps.map((step) => [step.activityType, step.summary])).toEqual([
       ['openWorkspace', `open workspace ${workspace}`],
+      ['surveySandbox', 'survey the sandbox on test-host'],
       ['callModel', 'model turn 1/30'],
       ['listFiles', 'list . (depth 3)'],
       ['readFile', 'read app.py'],
@@ -117,6 +118,7 @@ describe('agentTaskWorkflow', () => {
     expect(scheduledAt('readFile')).toBeLessThan(firstCompletion);
     const toolSteps = steps.filter((step) => !['callModel', 'openWorkspace'].includes(step.activityType));
     expect(result.gates).toEqual([]);
+    expect(result.verification).toBe('unverified');
     expect(new Set(toolSteps.map((step) => step.taskQueue))).toEqual(new Set([`${harness.taskQueue}@test-host`]));
     await recordHistory('task-scripted-session', handle);
   });
@@ -180,7 +182,8 @@ describe('agentTaskWorkflow', () => {
     expect(await handle.result()).toMatchObject({ status: 'completed', summary: 'done' });
     const [first, second] = harness.fake.requests.slice(before);
     expect(second.at - first.at).toBeGreaterThanOrEqual(2_900);
-    expect(activityAttempts(await handle.fetchHistory()).slice(1, 2)).toEqual([2]);
+    // openWorkspace, surveySandbox, then the model call that took two attempts.
+    expect(activityAttempts(await handle.fetchHistory()).slice(2, 3)).toEqual([2]);
     await recordHistory('task-rate-limited', handle);
   });
 });
@@ -201,7 +204,7 @@ describe('streaming', () => {
     expect(streamingMs).toBeGreaterThan(heartbeatTimeoutMs);
     // Heartbeats kept the call alive: no timeout, no second attempt.
     expect(history.events!.some((event) => event.activityTaskTimedOutEventAttributes)).toBe(false);
-    expect(activityAttempts(history)).toEqual([1, 1, 1]);
+    expect(activityAttempts(history)).toEqual([1, 1, 1, 1]);
   });
 });
 
@@ -220,7 +223,7 @@ describe('credentials', () => {
       expect(blocker.question).toContain('rejected the credentials (401 authentication_error');
       expect(blocker.question).toContain("Set ANTHROPIC_API_KEY on the worker, then answer 'retry'");
       expect(wrongKey.requests).toHaveLength(1);
-      expect(activityAttempts(await handle.fetchHistory())).toEqual([1, 1]);
+      expect(activityAttempts(await handle.fetchHistory())).toEqual([1, 1, 1]);
       await handle.signal(answerBlockerSignal, { answer: 'stop' });
       const error = (await handle.result().catch((caught) => caught)) as WorkflowFailedError;
       expect((error.cause as ApplicationFailure).message).toContain('stopped by a human');

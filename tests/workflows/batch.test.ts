@@ -379,3 +379,48 @@ describe('batch ids', () => {
     for (const night of nights) expect(fileOnBranch(repo, night.integrationBranch!, 'night.txt')).toBe('night');
   }, 120_000);
 });
+
+describe('verification', () => {
+  const repo = () =>
+    makeGitRepo({ 'codeloop.json': JSON.stringify({ gates: [{ name: 'build', command: 'nub-build-tool --check', timeoutSeconds: 5 }] }) });
+  const answering = byTurn([
+    { toolCalls: [{ name: 'create_file', input: { path: 'a.txt', content: 'a' } }] },
+    { text: 'Added a.txt. Should b.txt follow the same format?' },
+    { text: 'There is nothing else to check it with here.' },
+  ]);
+
+  test('a task that completes unverified says so in the batch, with its open questions', async () => {
+    harness.fake.setResponder(byTask({ 'Task a': answering, 'Task b': done }));
+    try {
+      const handle = await startBatch({ workspace: repo(), tasks: [task('a'), task('b', ['a'])] });
+      const result = (await handle.result()) as BatchResult;
+      const a = result.tasks.find((entry) => entry.id === 'a')!;
+      expect(a).toMatchObject({
+        status: 'completed',
+        verification: 'unverified',
+        unverifiedBecause: ['build: nub-build-tool is not installed where the gates run'],
+        openQuestions: ['Should b.txt follow the same format?'],
+      });
+      expect(result.tasks.find((entry) => entry.id === 'b')).toMatchObject({ status: 'completed' });
+    } finally {
+      harness.fake.setResponder(undefined);
+    }
+  });
+
+  test('a batch that requires verified work fails an unverified task and does not merge it; its dependents are skipped', async () => {
+    harness.fake.setResponder(byTask({ 'Task a': answering, 'Task b': done }));
+    try {
+      const workspace = repo();
+      const handle = await startBatch({ workspace, tasks: [task('a'), task('b', ['a'])], requireVerified: true });
+      const result = (await handle.result()) as BatchResult;
+      expect(result.tasks.find((entry) => entry.id === 'a')).toMatchObject({
+        status: 'failed',
+        reason: 'completed unverified, and the batch requires verified work: build: nub-build-tool is not installed where the gates run',
+      });
+      expect(result.tasks.find((entry) => entry.id === 'b')).toMatchObject({ status: 'skipped' });
+      expect(fileOnBranch(workspace, result.integrationBranch!, 'a.txt')).toBeUndefined();
+    } finally {
+      harness.fake.setResponder(undefined);
+    }
+  });
+});

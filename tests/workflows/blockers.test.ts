@@ -202,7 +202,7 @@ describe('blockers the workflow raises', () => {
     expect(blocker).toMatchObject({
       origin: 'final-question',
       question: 'I cannot proceed without the API key for the payments sandbox.',
-      context: 'access: the agent says it cannot go on',
+      context: 'access: the agent says it cannot go on, and nothing has changed yet',
     });
     await handle.executeUpdate(answerBlockerUpdate, { args: [{ answer: 'use the test key in .env.example' }] });
     expect(await handle.result()).toMatchObject({ status: 'completed', summary: 'Used the test key; the client works.', iterations: 2 });
@@ -255,5 +255,37 @@ describe('approval', () => {
     const handle = await start({ approval: 'risky' });
     expect(await handle.result()).toMatchObject({ status: 'completed', iterations: 2 });
     expect((await handle.query(getStateQuery)).answeredBlockers).toEqual([]);
+  });
+});
+
+describe('closing questions on finished work', () => {
+  test.each([
+    'Should the confirmation also be skippable with --yes?',
+    'Is the rounding behaviour what you expect?',
+    'Does the output match, or would you prefer JSON?',
+  ])('"%s" after a change whose gates pass: completed, the question kept open', async (question) => {
+    harness.fake.enqueue(
+      { toolCalls: [{ name: 'create_file', input: { path: 'delete.py', content: 'def delete(task):\n    return task\n' } }] },
+      {
+        text: `Added the delete command, with a confirmation prompt. ${question}`,
+      },
+    );
+    const handle = await start({});
+    const result = (await handle.result()) as TaskResult;
+    expect(result).toMatchObject({ status: 'completed', openQuestions: [question] });
+    const state = await handle.query(getStateQuery);
+    expect(state).toMatchObject({ openQuestions: [question], answeredBlockers: [] });
+    const { currentDetails } = await handle.query<{ currentDetails: string }>('__temporal_workflow_metadata');
+    expect(currentDetails).toContain(`Open questions:\n- ${question}`);
+  });
+
+  test('the same question with nothing changed asks a human', async () => {
+    harness.fake.enqueue({ text: 'Should the confirmation also be skippable with --yes?' }, { text: 'Left it as it is.' });
+    const handle = await start({});
+    const [blocker] = await waitForBlockers(handle);
+    expect(blocker).toMatchObject({ origin: 'final-question', context: 'requirements question, and nothing has changed yet' });
+    await handle.signal(answerBlockerSignal, { answer: 'no' });
+    expect(await handle.result()).toMatchObject({ status: 'completed', openQuestions: [] });
+    await recordHistory('task-final-question-nothing-changed', handle);
   });
 });

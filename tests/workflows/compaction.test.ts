@@ -1,12 +1,20 @@
-import { expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { agentRequests, cacheableText, identicalPrefixShare } from '../../bench/request-prefix.js';
 import type { WorkflowFailedError } from '@temporalio/client';
 import type { ApplicationFailure } from '@temporalio/common';
 import type { TaskResult } from '../../src/shared/task-state.js';
 import { answerBlockerSignal, getStateQuery } from '../../src/shared/messages.js';
-import { waitForState } from '../support/blockers.js';
-import { withSummaries, type MessagesBody, type Responder, type ScriptedTurn } from '../support/fake-messages-api.js';
+import { waitForBlockers, waitForState } from '../support/blockers.js';
+import {
+  withSummaries,
+  type MessagesBody,
+  type RecordedRequest,
+  type Responder,
+  type ScriptedError,
+  type ScriptedTurn,
+} from '../support/fake-messages-api.js';
 import { payloadSizes } from '../support/history.js';
+import { recordHistory } from '../support/record-history.js';
 import { chunkFiles, cyclingSession, largeOutputSession } from '../support/sessions.js';
 import { useTaskHarness } from '../support/task-harness.js';
 import { makeWorkspace } from '../support/workspace.js';
@@ -192,4 +200,55 @@ test('the summary call is checked against the spend caps too: a cap it would cro
   const requests = harness.fake.requests.slice(before);
   expect(requests).toHaveLength(2);
   expect(agentRequests(requests)).toHaveLength(2);
+});
+
+describe('a summary model that cannot be used', () => {
+  const run = (text: string): ScriptedTurn => ({ text, toolCalls: [{ name: 'run_command', input: { command: `echo ${text.length}` } }] });
+  const unusable = (request: RecordedRequest): ScriptedError => {
+    expect(request.body.model).toBe('claude-summary-unusable');
+    expect(request.body.tools ?? []).toEqual([]);
+    return { error: { status: 404, type: 'not_found_error', message: 'model: claude-summary-unusable' } };
+  };
+  const start = () =>
+    harness.start({
+      description: 'summary model gone',
+      workspace: makeWorkspace(),
+      contextWindow: 20_000,
+      models: { summary: 'claude-summary-unusable' },
+    });
+
+  test("falls back to the task's default model, and the task goes on", async () => {
+    harness.fake.enqueue(
+      run(`plan ${'p'.repeat(56_000)}`),
+      run('a'),
+      unusable,
+      (request) => {
+        expect(request.body.model).toBe('claude-test');
+        expect(request.body.tools ?? []).toEqual([]);
+        return { text: '- planned; nothing is unresolved' };
+      },
+      { text: 'done' },
+    );
+    const handle = await start();
+    const result = (await handle.result()) as TaskResult;
+    expect(result).toMatchObject({ status: 'completed', summary: 'done' });
+    expect(result.spendByPurpose?.summary?.calls).toBe(1);
+    expect((await handle.query(getStateQuery)).compactions).toBe(1);
+    await recordHistory('task-summary-falls-back', handle);
+  });
+
+  test('when the default model fails too, a human is asked, naming both; "stop" fails the task', async () => {
+    harness.fake.enqueue(run(`plan ${'p'.repeat(56_000)}`), run('a'), unusable, () => ({
+      error: { status: 404, type: 'not_found_error', message: 'model: claude-test' },
+    }));
+    const handle = await start();
+    const [blocker] = await waitForBlockers(handle);
+    expect(blocker.origin).toBe('model-unavailable');
+    expect(blocker.question).toContain('A summary call failed on claude-summary-unusable:');
+    expect(blocker.question).toContain("and on the task's default model, the worker's default model (CODELOOP_MODEL):");
+    expect(blocker.question).toContain('model: claude-test');
+    await handle.signal(answerBlockerSignal, { answer: 'stop' });
+    const error = (await handle.result().catch((caught) => caught)) as WorkflowFailedError;
+    expect((error.cause as ApplicationFailure).details?.[0]).toMatchObject({ status: 'failed', reason: 'model_unavailable' });
+  });
 });

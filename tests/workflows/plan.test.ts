@@ -159,6 +159,24 @@ describe('planWorkflow', () => {
     expect(result.plan.tasks).toHaveLength(2);
   });
 
+  test("a planning model the account cannot use falls back to the plan's default model instead of failing the plan", async () => {
+    harness.fake.setResponder((request) => {
+      if (request.body.model === 'claude-plan-unusable')
+        return { error: { status: 404, type: 'not_found_error', message: 'model: claude-plan-unusable' } };
+      return submit([planned('model', [])]);
+    });
+    try {
+      const handle = await startPlan({ workspace: makeGitRepo(), prd: PRD, model: 'claude-plan-unusable' });
+      const review = await waitForReview(handle);
+      expect(review.plan!.tasks.map((task) => task.id)).toEqual(['model']);
+      expect(planningRequests().map((request) => request.body.model)).toEqual(['claude-plan-unusable', 'claude-test']);
+      await answer(handle, 'approve');
+      expect((await handle.result()).plan.tasks).toHaveLength(1);
+    } finally {
+      harness.fake.setResponder(undefined);
+    }
+  });
+
   test('a revised plan in YAML as the answer is checked and used; a broken one is named and asked again', async () => {
     harness.fake.setResponder(byTurn([submit([planned('one', [])])]));
     const handle = await startPlan({ workspace: makeGitRepo(), prd: PRD });

@@ -2,7 +2,11 @@ import { FUZZY_THRESHOLD } from '../../shared/constants.js';
 import type { MatchResult, Place } from './find-match.js';
 import { describeLineRange, formatNearestLines } from './nearest-lines.js';
 
-export type EditFailure = { kind: 'empty-search' } | Extract<MatchResult, { kind: 'ambiguous' | 'missing' }>;
+export type EditFailure =
+  | { kind: 'empty-search' }
+  | Extract<MatchResult, { kind: 'ambiguous' | 'missing' }>
+  /** Lines (1-based, of the named block) that carry `read_file`'s `N | ` prefix where they must not. */
+  | { kind: 'pasted-line-numbers'; block: 'search' | 'replace'; lines: number[] };
 
 export interface FailureContext {
   path: string;
@@ -31,14 +35,16 @@ export function describeFailure(failure: EditFailure, context: FailureContext): 
   const body =
     failure.kind === 'empty-search'
       ? 'search must not be empty; to create a file use create_file.'
-      : failure.kind === 'ambiguous'
-        ? `the search block matches ${failure.places.length} places in ${path} (${LEVEL_NAMES[failure.level]} at ` +
-          `${describePlaces(failure.places)}). Add surrounding lines to the search block so that it matches only ` +
-          'one place.'
-        : describeMissing(failure, context);
+      : failure.kind === 'pasted-line-numbers'
+        ? describePastedNumbers(failure)
+        : failure.kind === 'ambiguous'
+          ? `the search block matches ${failure.places.length} places in ${path} (${LEVEL_NAMES[failure.level]} at ` +
+            `${describePlaces(failure.places)}). Add surrounding lines to the search block so that it matches only ` +
+            'one place.'
+          : describeMissing(failure, context);
   const notes: string[] = [];
   if (editCount > 1) notes.push(`None of the ${editCount} edits were applied; send them all again.`);
-  if (failure.kind !== 'empty-search' && context.earlierEditsChanged) {
+  if (failure.kind !== 'empty-search' && failure.kind !== 'pasted-line-numbers' && context.earlierEditsChanged) {
     notes.push(`Line numbers count ${editIndex === 1 ? 'edit 1' : `edits 1-${editIndex}`} as applied.`);
   }
   return [`${heading} ${body}`, ...notes].join('\n');
@@ -57,6 +63,20 @@ function describeMissing(failure: Extract<EditFailure, { kind: 'missing' }>, con
   }
   parts.push('Copy the lines to change exactly as the file has them, with a few unchanged lines around them, and retry.');
   return parts.join('\n');
+}
+
+function describePastedNumbers(failure: Extract<EditFailure, { kind: 'pasted-line-numbers' }>): string {
+  const which = `${failure.lines.length === 1 ? 'line' : 'lines'} ${joinWords(failure.lines.map(String))}`;
+  if (failure.block === 'search') {
+    return (
+      `${which} of the search block start with read_file's line numbers ("12 | ") and the others do not, so it is ` +
+      'not clear what the file holds. Send the lines as the file has them, without "N | " on any line.'
+    );
+  }
+  return (
+    `${which} of the replace block start with line numbers ("12 | ") that the file does not have there; they would ` +
+    'be written into the file. Send the replacement without "N | " prefixes.'
+  );
 }
 
 /** Exact matches can share a line, which is then named once. */

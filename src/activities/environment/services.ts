@@ -40,7 +40,7 @@ export async function startService(
   });
   const child = spawn(launch.file, launch.args, {
     cwd: where.workspace,
-    env: { ...commandEnv(where.env, where.access.env, launch.home), ...where.network?.env },
+    env: { ...commandEnv(where.env, where.access, launch.home), ...where.network?.env },
     detached: true,
     stdio: ['ignore', output, output],
   });

@@ -1,3 +1,4 @@
+import type { CommandAccess } from '../../shared/command-access.js';
 import { isCodeloopCredential } from '../../shared/task-input.js';
 
 /** What every command may see of the worker's environment: where programs are, and how to show text. */
@@ -16,21 +17,45 @@ const DEFAULTS = {
   FORCE_COLOR: '0',
   PAGER: 'cat',
   PYTHONDONTWRITEBYTECODE: '1',
+  // git refuses `stash` and `commit` without an identity, and the command's home has no config to give one.
+  GIT_AUTHOR_NAME: 'codeloop agent',
+  GIT_AUTHOR_EMAIL: 'agent@codeloop.invalid',
+  GIT_COMMITTER_NAME: 'codeloop agent',
+  GIT_COMMITTER_EMAIL: 'agent@codeloop.invalid',
+  // npm's update notifier, audit and funding calls go to the registry on every run.
+  npm_config_update_notifier: 'false',
+  npm_config_audit: 'false',
+  npm_config_fund: 'false',
+};
+
+/**
+ * Without network, package managers are told so and fail at once, instead of retrying a registry they cannot reach
+ * for a minute or more (`npx eslint` waited 71 s before it failed): npm, pnpm and yarn 1 (`npm_config_offline`), pip,
+ * uv, cargo and go.
+ */
+const OFFLINE = {
+  npm_config_offline: 'true',
+  YARN_ENABLE_OFFLINE_MODE: '1',
+  PIP_NO_INDEX: '1',
+  PIP_DISABLE_PIP_VERSION_CHECK: '1',
+  UV_OFFLINE: '1',
+  CARGO_NET_OFFLINE: 'true',
+  GOPROXY: 'off',
 };
 
 /**
  * The environment the agent's commands run with, built from an allow-list and never from the worker's own: a
  * worker holds the model key, cloud credentials and connection strings under names no deny-list could foresee.
- * `names` are the extra variables a task lists explicitly (its `env` input); `home` is the command's own home.
+ * `access.env` names the extra variables a task lists explicitly (its `env` input); `home` is the command's own home.
  *
  * `source` is the worker's environment, read here by name to copy values through, not to configure codeloop: that
  * is `loadConfig`'s job, and none of codeloop's own variables is on the allow-list.
  */
-export function commandEnv(source: NodeJS.ProcessEnv, names: readonly string[], home: string): Record<string, string> {
+export function commandEnv(source: NodeJS.ProcessEnv, access: CommandAccess, home: string): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const name of [...ALLOWED_NAMES, ...names.filter((name) => !isCodeloopCredential(name))]) {
+  for (const name of [...ALLOWED_NAMES, ...access.env.filter((name) => !isCodeloopCredential(name))]) {
     const value = source[name];
     if (value !== undefined) env[name] = value;
   }
-  return { ...env, HOME: home, ...DEFAULTS };
+  return { ...env, HOME: home, ...DEFAULTS, ...(access.network === 'off' ? OFFLINE : {}) };
 }

@@ -47,7 +47,7 @@ export async function runReadOnly(sandbox: Sandbox, request: ReadOnlyRequest): P
   const launch = sandbox.launch(command, { workspace: request.workspace, access: DEFAULT_ACCESS, timeoutSeconds, readOnly: true });
   const child = spawn(launch.file, launch.args, {
     cwd: request.workspace,
-    env: commandEnv(process.env, [], launch.home),
+    env: commandEnv(process.env, DEFAULT_ACCESS, launch.home),
     detached: true,
     stdio: ['pipe', 'pipe', 'pipe'],
   });

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { stripAnsi } from '../../text/ansi.js';
 import { commandEnv } from './command-env.js';
 import { OutputCapture } from './output-capture.js';
 import { DEFAULT_ACCESS, type CommandAccess, type Sandbox } from './sandbox.js';
@@ -60,7 +61,7 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
   const launch = request.sandbox.launch(request.command, { workspace: request.cwd, access, timeoutSeconds, network: request.network });
   const child = spawn(launch.file, launch.args, {
     cwd: request.cwd,
-    env: { ...commandEnv(request.env, access.env, launch.home), ...request.network?.env },
+    env: { ...commandEnv(request.env, access, launch.home), ...request.network?.env },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -105,7 +106,8 @@ export async function runProcess(request: ProcessRequest): Promise<ProcessResult
     return {
       exitCode,
       ...(ended.signal ? { signal: ended.signal } : {}),
-      output: capture.text(),
+      // Colour codes would reach the model and the parsers of test reports: they read plain text.
+      output: stripAnsi(capture.text()),
       outputBytes: capture.totalBytes,
       omittedBytes: capture.omittedBytes,
       timedOut,

@@ -2,9 +2,11 @@ import { Context } from '@temporalio/activity';
 import type { ToolInput, ToolName } from '../../shared/tools.js';
 import { findSymbol } from '../code-map/find-symbol.js';
 import type { CommandAccess } from '../process/sandbox.js';
-import { formatLintErrors, lintFile, readWorkspaceConfig } from '../verification/index.js';
+import { formatLintErrors, lintFile, readWorkspaceConfig, rememberOutcome } from '../verification/index.js';
 import { createWorkspaceFile } from './create-file.js';
+import { deleteWorkspaceFile } from './delete-file.js';
 import { editWorkspaceFile } from './edit-file.js';
+import { moveWorkspaceFile } from './move-file.js';
 import { listWorkspaceFiles } from './list-files.js';
 import { readWorkspaceFile } from './read-file.js';
 import { runWorkspaceCommand, withAccess, type WorkspaceShell } from './run-command.js';
@@ -43,6 +45,10 @@ export function createToolActivities(deps: { shell: WorkspaceShell; search?: Sea
       withLint(shellFor(call), call.workspace, await createWorkspaceFile(call.workspace, call.input)),
     editFile: async (call: ToolCall<'edit_file'>): Promise<ToolOutcome> =>
       withLint(shellFor(call), call.workspace, await editWorkspaceFile(call.workspace, call.input, { attempt: currentAttempt() })),
+    deleteFile: (call: ToolCall<'delete_file'>): Promise<ToolOutcome> =>
+      deleteWorkspaceFile(call.workspace, call.input, { attempt: currentAttempt() }),
+    moveFile: (call: ToolCall<'move_file'>): Promise<ToolOutcome> =>
+      moveWorkspaceFile(call.workspace, call.input, { attempt: currentAttempt() }),
     runCommand: (call: ToolCall<'run_command'>): Promise<ToolOutcome> => runWorkspaceCommand(shellFor(call), call.workspace, call.input),
     runTests: (call: ToolCall<'run_tests'>): Promise<ToolOutcome> =>
       runWorkspaceTests(shellFor(call), call.workspace, call.input, call.knownFailures),
@@ -59,12 +65,14 @@ function currentAttempt(): number {
 }
 
 /**
- * Lints the file an edit or create wrote and appends the errors that are the change's to fix under "LINT ERRORS
- * (must fix)", with a count of the findings that were there before the task; only the former count as failures.
+ * Lints the file an edit or create wrote and appends the errors that are the change's to fix (under "LINT ERRORS
+ * (must fix)", or "TYPE ERRORS"), with a count of the findings that were there before the task; only the former
+ * count as failures. A clean check after errors says the errors are gone.
  */
 async function withLint(shell: WorkspaceShell, workspace: string, outcome: ToolOutcome): Promise<ToolOutcome> {
   if (outcome.isError || !outcome.changedFile || !readWorkspaceConfig(workspace).lint) return outcome;
-  const report = await lintFile(shell, workspace, outcome.changedFile);
-  if (!report) return outcome;
+  const linted = await lintFile(shell, workspace, outcome.changedFile);
+  if (!linted) return outcome;
+  const report = rememberOutcome(workspace, outcome.changedFile, linted);
   return { ...outcome, content: outcome.content + formatLintErrors(report), ...(report.errors ? { lintErrors: report.errors } : {}) };
 }

@@ -1,13 +1,16 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import { COMMAND_OUTPUT_CHARS } from '../../shared/constants.js';
 import type { ToolInput } from '../../shared/tools.js';
 import { asRecord, readPackageManifest, type PackageManifest } from '../tech-stack.js';
 import type { ToolOutcome } from './tool-outcome.js';
-import { describeRun, shellQuote, type WorkspaceShell } from './run-command.js';
+import { describeEnding, describeRun, shellQuote, type WorkspaceShell } from './run-command.js';
 import { resolveInWorkspace } from './workspace-path.js';
 import { observe, refuse } from './tool-outcome.js';
-import { failingTests, firstFailure } from './test-report.js';
+import { countLine, failingTests, firstFailure, splitByBaseline } from './test-report.js';
+import { pytestSetting } from './pytest-config.js';
+import { describeMissingRunner, missingRunner } from './missing-runner.js';
+import { runTestCommand } from './test-command.js';
 import { DEFAULT_CHECK_SECONDS, type WorkspaceConfig } from '../../shared/gates.js';
 import type { SandboxMode } from '../../shared/command-access.js';
 import { dependencyDir } from '../dependency-links.js';
@@ -35,10 +38,40 @@ export function detectTestCommand(
     existsSync(path.join(workspace, name)),
   );
   if (!python) return undefined;
-  const venvPython = (['.venv', 'venv'] as const)
-    .map((venv) => path.join(dependencyDir(workspace, venv, sandboxMode), 'bin/python'))
-    .find(existsSync);
-  return `${venvPython ?? 'python3'} -m pytest -q`;
+  return `${sourcePathPrefix(workspace)}${testPython(workspace, sandboxMode)} -m pytest -q`;
+}
+
+/**
+ * The Python the tests run with: the workspace's virtualenv when it has one (in a task worktree, the checkout's,
+ * which its sandboxed commands see; see `dependencyDir`), else `python3` on `PATH`.
+ */
+export function testPython(workspace: string, sandboxMode?: SandboxMode): string {
+  return (
+    (['.venv', 'venv'] as const).map((venv) => path.join(dependencyDir(workspace, venv, sandboxMode), 'bin/python')).find(existsSync) ??
+    'python3'
+  );
+}
+
+/**
+ * `PYTHONPATH=src ` for a Python src/ layout whose pytest settings do not put src/ on the path themselves: without
+ * it the tests either cannot import the package or, worse, import a copy of it installed elsewhere on the machine,
+ * and fail (or pass) for reasons outside the task's work. Set in the environment, it reaches the processes the tests
+ * start too (`python -m pkg`). An editable install of the workspace itself is unaffected.
+ */
+export function sourcePathPrefix(workspace: string): string {
+  const src = path.join(workspace, 'src');
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(src, { withFileTypes: true });
+  } catch {
+    return '';
+  }
+  const hasPython = entries.some(
+    (entry) =>
+      (entry.isDirectory() && existsSync(path.join(src, entry.name, '__init__.py'))) || (entry.isFile() && entry.name.endsWith('.py')),
+  );
+  const configured = (pytestSetting(workspace, 'pythonpath') ?? []).some((dir) => dir.replace(/^\.\//, '').replace(/\/$/, '') === 'src');
+  return hasPython && !configured ? 'PYTHONPATH=src ' : '';
 }
 
 /**
@@ -72,14 +105,22 @@ export async function runWorkspaceTests(
       };
     }
     const target = input.test_path ? ` ${shellQuote(testTarget(workspace, input.test_path))}` : '';
-    const command = `${base}${target}`;
-    const result = await shell(command, { workspace, timeoutMs: (config?.timeoutSeconds ?? DEFAULT_CHECK_SECONDS) * 1000 });
-    const passed = result.exitCode === 0;
+    const run = await runTestCommand(shell, workspace, `${base}${target}`, (config?.timeoutSeconds ?? DEFAULT_CHECK_SECONDS) * 1000);
+    const { command, result } = run;
+    const notes = run.notes.length ? `\n\n${run.notes.join('\n\n')}` : '';
+    const passed = result.exitCode === 0 && !result.timedOut;
+    if (passed && !input.verbose)
+      return { content: `$ ${command}\n${describeEnding(result)}: ${countLine(result.output)}${notes}`, isError: false };
     if (input.verbose || passed || result.timedOut) {
-      return { content: describeRun(command, result, passed ? 1_500 : COMMAND_OUTPUT_CHARS), isError: !passed };
+      return { content: describeRun(command, result, COMMAND_OUTPUT_CHARS) + notes, isError: !passed };
+    }
+    const missing = missingRunner(command, result);
+    if (missing) {
+      const why = describeMissingRunner(workspace, missing);
+      return { content: `${describeRun(command, result, COMMAND_OUTPUT_CHARS)}\n\n${why}${notes}`, isError: true };
     }
     const report = describeFailures(result.output, knownFailures);
-    return { content: describeRun(command, { ...result, output: report.text }, COMMAND_OUTPUT_CHARS), isError: !report.noWorse };
+    return { content: describeRun(command, { ...result, output: report.text }, COMMAND_OUTPUT_CHARS) + notes, isError: !report.noWorse };
   });
 }
 
@@ -89,9 +130,7 @@ const LISTED_FAILURES = 20;
 function describeFailures(output: string, knownFailures: readonly string[]): { text: string; noWorse: boolean } {
   const failing = failingTests(output);
   if (failing.length === 0) return { text: firstFailure(output), noWorse: false };
-  const known = new Set(knownFailures);
-  const fresh = failing.filter((id) => !known.has(id));
-  const before = failing.filter((id) => known.has(id));
+  const { fresh, before } = splitByBaseline(failing, knownFailures);
   const noWorse = before.length > 0 && fresh.length === 0;
   const list = (ids: string[], label: string) =>
     ids.length === 0

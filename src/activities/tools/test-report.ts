@@ -26,7 +26,9 @@ const SUMMARY = /\b\d+ (failed|passed|failing|passing)\b|Tests?:?\s+\d+ failed|^
 /**
  * The first failure, up to where the next one (or pytest's closing rule, or TAP's next subtest) starts and at most
  * 50 lines, plus the runner's summary lines. With `name`, the first failure whose opening line names that test.
- * Falls back to the output's tail when no failure marker is recognised.
+ * A report longer than that keeps its opening line and the lines around the failing statement (pytest's `>` and
+ * `E` lines), so the assertion is never what the cut leaves out. Falls back to the output's tail when no failure
+ * marker is recognised.
  */
 export function firstFailure(output: string, name?: string): string {
   const lines = output.split(/\r?\n/);
@@ -37,8 +39,20 @@ export function firstFailure(output: string, name?: string): string {
   const named = name === undefined ? -1 : lines.findIndex((line) => opens(line) && line.includes(lastPart(name)));
   const start = named !== -1 ? named : lines.findIndex(opens);
   const next = lines.findIndex((line, index) => index > start && (opens(line) || /^={3,}|^\s*# Subtest:/.test(line)));
-  const end = Math.min(next === -1 ? lines.length : next, start + TRACEBACK_LINES);
-  return [...lines.slice(start, end), ...(summary.length ? ['…', ...summary] : [])].join('\n');
+  const report = excerpt(lines.slice(start, next === -1 ? lines.length : next));
+  return [...report, ...(summary.length ? ['…', ...summary] : [])].join('\n');
+}
+
+/** Lines of context kept above the failing statement when a report is cut. */
+const ABOVE_FAILURE = 6;
+
+/** A failure report of at most 50 lines: its head, or its opening line and the failing statement with what surrounds it. */
+function excerpt(report: string[]): string[] {
+  if (report.length <= TRACEBACK_LINES) return report;
+  const failing = report.findIndex((line) => /^(>|E) /.test(line));
+  if (failing < TRACEBACK_LINES - ABOVE_FAILURE) return report.slice(0, TRACEBACK_LINES);
+  const from = failing - ABOVE_FAILURE;
+  return [report[0]!, `… ${from - 1} lines of the test's source omitted …`, ...report.slice(from, from + TRACEBACK_LINES - 2)];
 }
 
 /** The innermost name of a test id: `test_b` of `tests/test_a.py::TestA::test_b`, `adds` of `math > adds`. */
@@ -79,7 +93,13 @@ const TOTAL = /^\s*(Found \d+ errors?|✖ \d+ problems?|\[\*\] \d+ fixable|\d+ (
 const MAX_FINDINGS = 500;
 
 /**
- * The failing tests the output names, in order, each once: pytest's `FAILED id`, vitest's `FAIL file > name` (and
+ * pytest's short summary: `FAILED id - message` or `ERROR id` (a file that could not be collected, or a test whose
+ * fixture failed). The id is kept whole, parameters with spaces included (`test_words[a b]`).
+ */
+const PYTEST_SUMMARY = /^(?:FAILED|ERROR) ([^\s[]+(?:\[.*?\])?)(?: - .*)?$/;
+
+/**
+ * The failing tests the output names, in order, each once: pytest's `FAILED id` and `ERROR id`, vitest's `FAIL file > name` (and
  * `×`), jest's `● suite › name`, TAP's `not ok N name` under tape's `# test` heading or node:test's `# Subtest:`,
  * node:test's spec `✖ name`, mocha's numbered `N) name`, go's `--- FAIL: Name`, cargo's `test name ... FAILED`.
  */
@@ -103,7 +123,7 @@ export function failingTests(output: string): string[] {
       continue;
     }
     const match =
-      /^FAILED (\S+)/.exec(line) ??
+      PYTEST_SUMMARY.exec(line) ??
       /^\s*FAIL\s+(\S.*? > .+?)(?:\s+\d+m?s)?$/.exec(line) ??
       /^\s*●\s+(.+ › .+)$/.exec(line) ??
       /^\s*✖\s+(.+?)(?:\s+\([\d.]+m?s\))?$/.exec(line) ??
@@ -112,4 +132,54 @@ export function failingTests(output: string): string[] {
     if (match && !/^(failing tests|tests? failed)/i.test(match[1])) tests.push(match[1].trim());
   }
   return [...new Set(tests)].slice(0, MAX_FAILURES);
+}
+
+/**
+ * What a failure is, for telling an old failure from a new one: the test id with pytest's positional parameter ids
+ * (`test_total[case3]`, `test_obj[o0-o1]`) reduced to their argument names, since inserting a case renumbers every
+ * case after it. Ids of parameters given as values (`test_pair[1-2]`) stay as they are. Compared as counts: three
+ * failing `test_total[case]` before the task and three after is nothing new.
+ */
+export function failureKey(id: string): string {
+  return id.replace(/\[([^\]]*)\]$/, (_whole, params: string) => {
+    const parts = params.split('-').map((part) => part.replace(/^([A-Za-z_][A-Za-z_]*?)\d+$/, '$1'));
+    return `[${parts.join('-')}]`;
+  });
+}
+
+/**
+ * The runner's closing count, in one line (`12 passed in 0.40s`, `Tests  3 passed (3)`, TAP's `# pass 3` and
+ * `# fail 0`), for a passing run whose full output would only cost the model context; the output's last line when
+ * no count is recognised.
+ */
+export function countLine(output: string): string {
+  const lines = output
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .reverse();
+  const tap = ['tests', 'pass', 'fail', 'skipped', 'todo'].flatMap((word) => {
+    const count = lines.find((line) => new RegExp(`^# ${word}\\s+\\d+$`).test(line))?.split(/\s+/)[2];
+    return count === undefined || (count === '0' && !['tests', 'pass'].includes(word)) ? [] : [`${word} ${count}`];
+  });
+  if (tap.length > 0) return tap.join(', ');
+  const count = lines.find((line) => SUMMARY.test(line) || /^test result: |^ok\s+\S+\s+[\d.]+s$/.test(line));
+  return (count ?? lines[0] ?? '').replace(/^=+\s*|\s*=+$/g, '').slice(0, 300);
+}
+
+/**
+ * The failing tests, split into those that are new and those that failed before the task too, matched by
+ * `failureKey` and counted: a test that failed once before accounts for one failure now.
+ */
+export function splitByBaseline(failing: readonly string[], knownFailures: readonly string[]): { fresh: string[]; before: string[] } {
+  const left = new Map<string, number>();
+  for (const id of knownFailures) left.set(failureKey(id), (left.get(failureKey(id)) ?? 0) + 1);
+  const fresh: string[] = [];
+  const before: string[] = [];
+  for (const id of failing) {
+    const count = left.get(failureKey(id)) ?? 0;
+    left.set(failureKey(id), count - 1);
+    (count > 0 ? before : fresh).push(id);
+  }
+  return { fresh, before };
 }

@@ -6,8 +6,10 @@
 export interface ToolOutcome {
   content: string;
   isError: boolean;
-  /** Workspace-relative path of a file this call wrote. */
+  /** Workspace-relative path of a file this call wrote (or deleted, or moved a file to). */
   changedFile?: string;
+  /** Other files the call changed: the old path of a moved file. */
+  alsoChanged?: string[];
   /** Lint errors left in `changedFile` after the edit (also appended to `content`). */
   lintErrors?: string;
 }

@@ -1,9 +1,11 @@
 import type { GateResult, GateSpec } from '../../shared/gates.js';
 import type { CommandAccess } from '../process/sandbox.js';
 import { withAccess, type WorkspaceShell } from '../tools/run-command.js';
-import { detectGates, runGate } from './gates.js';
+import { detectGates } from './gates.js';
+import { runGate } from './run-gate.js';
 
 export { formatLintErrors, lintFile, type LintReport } from './lint.js';
+export { rememberOutcome } from './lint-memory.js';
 export { readWorkspaceConfig } from './workspace-config.js';
 
 /** The final verification gates: detection once, then one activity per gate with its own timeout. */

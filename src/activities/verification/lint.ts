@@ -30,7 +30,12 @@ export interface LintReport {
   preExisting?: number;
   /** Why the check did not run on this project (the type checker's limits), so the model knows it had no word. */
   skipped?: string;
+  /** No errors now, where the same check found some last time (see `rememberOutcome`). */
+  cleanAgain?: boolean;
 }
+
+/** Whether a linter checks the whole project (a type checker), so that its errors belong to no one file. */
+export const isTypeChecker = (linter: string) => linter.startsWith('tsc');
 
 const LINT_TIMEOUT_MS = 120_000;
 const ESLINT_CONFIGS = [
@@ -162,12 +167,24 @@ async function typeCheck(shell: WorkspaceShell, workspace: string, file: string)
   return { linter: 'tsc (incremental)', errors, preExisting };
 }
 
-/** The block appended to an edit's or create's tool result: the errors to fix, then the count of the ones that were there. */
+/**
+ * The block appended to an edit's or create's tool result: the errors to fix, then the count of the ones that were
+ * there. Type errors are labelled as such: midway through a change across files (a rename) they are expected in
+ * the files it has not reached yet. A clean check after errors says so.
+ */
 export function formatLintErrors(report: LintReport): string {
   if (report.skipped) return `\n\n${report.linter}: not run on this project (${report.skipped}).`;
+  const scope = isTypeChecker(report.linter) ? 'in the project' : 'in this file';
   const before = report.preExisting
-    ? `${report.preExisting} other finding${report.preExisting === 1 ? '' : 's'} of ${report.linter} in this file ${report.preExisting === 1 ? 'was' : 'were'} there before this task: not yours to fix.`
+    ? `${report.preExisting} other finding${report.preExisting === 1 ? '' : 's'} of ${report.linter} ${scope} ${report.preExisting === 1 ? 'was' : 'were'} there before this task: not yours to fix.`
     : '';
-  if (!report.errors) return before ? `\n\n${report.linter}: nothing new. ${before}` : '';
-  return `\n\nLINT ERRORS (must fix) from ${report.linter}:\n${report.errors}${before ? `\n(${before})` : ''}`;
+  if (!report.errors) {
+    const clean = report.cleanAgain ? `${report.linter}: clean again; the errors the last check found are gone.` : '';
+    if (!before) return clean ? `\n\n${clean}` : '';
+    return `\n\n${clean || `${report.linter}: nothing new.`} ${before}`;
+  }
+  const heading = isTypeChecker(report.linter)
+    ? `TYPE ERRORS from ${report.linter}, to fix before you finish (in files a change across several files has not reached yet, they are expected until it does)`
+    : `LINT ERRORS (must fix) from ${report.linter}`;
+  return `\n\n${heading}:\n${report.errors}${before ? `\n(${before})` : ''}`;
 }

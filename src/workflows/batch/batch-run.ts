@@ -16,7 +16,7 @@ import {
 import type { PreparedWorktree } from '../../activities/git/index.js';
 import type { BatchInput, BatchTask } from '../../shared/batch-input.js';
 import { TaskInputFieldsSchema } from '../../shared/task-input.js';
-import type { BatchResult, BatchStateSnapshot, BatchTaskState, ChildReport } from '../../shared/batch-state.js';
+import type { BatchResult, BatchStateSnapshot, BatchTaskState, BatchTaskStatus, ChildReport } from '../../shared/batch-state.js';
 import { SEARCH_ATTRIBUTES } from '../../shared/constants.js';
 import type { agentTaskWorkflow } from '../agent-task.js';
 import { applies } from '../common/patches.js';
@@ -284,8 +284,9 @@ export class BatchRun implements MergeHost {
     const state = this.states.find((candidate) => candidate.id === taskId)!;
     if (state.status !== 'running' || report.kind !== 'finished') return;
     if (this.answersFromReports) addReportedAnswers(state, report);
-    lifecycle.finish(state, report);
-    if (report.status === 'completed') {
+    lifecycle.finish(state, report, this.input.requireVerified);
+    // Completed work the batch takes (verified, unless it requires that) goes to be merged.
+    if ((state.status as BatchTaskStatus) === 'merging') {
       this.merges.merge(state).catch((error) => this.inFlight.fail(error));
       return;
     }

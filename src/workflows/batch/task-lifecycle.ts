@@ -59,8 +59,11 @@ export function noteBlockers(state: BatchTaskState, open: { id: string; question
   if (state.status === 'running') state.blockedOn = open.length ? open : undefined;
 }
 
-/** The child reported its end: completed work goes on to be merged; a failure or cancellation ends the task. */
-export function finish(state: BatchTaskState, report: FinishedReport): void {
+/**
+ * The child reported its end: completed work goes on to be merged; a failure or cancellation ends the task, and so
+ * does work that completed `unverified` when the batch requires `verified`.
+ */
+export function finish(state: BatchTaskState, report: FinishedReport, requireVerified = false): void {
   const figures = {
     finishedAt: workflowNow(),
     iterations: report.iterations,
@@ -68,8 +71,14 @@ export function finish(state: BatchTaskState, report: FinishedReport): void {
     costUsd: report.costUsd,
     spendByPurpose: report.spendByPurpose,
     blockedOn: undefined,
+    ...(report.verification ? { verification: report.verification } : {}),
+    ...(report.unverifiedBecause ? { unverifiedBecause: report.unverifiedBecause } : {}),
+    ...(report.openQuestions ? { openQuestions: report.openQuestions } : {}),
   };
-  if (report.status === 'completed') move(state, 'merging', figures);
+  if (report.status === 'completed' && requireVerified && report.verification !== 'verified') {
+    const why = report.unverifiedBecause?.join('; ') ?? 'it reported no verification';
+    move(state, 'failed', { ...figures, reason: `completed unverified, and the batch requires verified work: ${why}` });
+  } else if (report.status === 'completed') move(state, 'merging', figures);
   else move(state, report.status, { ...figures, reason: report.reason });
 }
 

@@ -62,6 +62,7 @@ export function countGateResult(result: GateResult, stage: 'baseline' | 'final')
 
 function gateOutcome(result: GateResult): string {
   if (result.unavailable) return 'unavailable';
+  if (result.unverified !== undefined) return 'unverified';
   if (!result.passed) return 'failed';
   // Passed without exiting 0: it failed before the task too, and fails no worse now.
   return result.exitCode === 0 ? 'passed' : 'no_worse';

@@ -46,6 +46,20 @@ export const PATCHES = {
   batchWaitsForHosts: { id: 'batch-waits-for-hosts', added: '2026-11-25', deprecateAfter: '2026-12-25' },
   /** `approval: "risky"` holds code it cannot read: inline code, scripts, package runners, git remotes, code variables. */
   approvalHoldsUnreadCode: { id: 'approval-holds-unread-code', added: '2026-11-26', deprecateAfter: '2026-12-26' },
+  /**
+   * Guards judge progress, not call counts: parallel reads and failing exploratory commands never stall or escalate
+   * a task; repeated failures of the same check after changes do, and so do turns that bring nothing new.
+   */
+  progressGuards: { id: 'progress-guards', added: '2026-11-26', deprecateAfter: '2026-12-26' },
+  /**
+   * A final turn runs the gates first: finished work whose gates pass completes with its questions kept open; one that
+   * says it lacks something asks a human only while nothing changed or the gates fail.
+   */
+  finalQuestionsAfterGates: { id: 'final-questions-after-gates', added: '2026-11-26', deprecateAfter: '2026-12-26' },
+  /** A task surveys its sandbox when it starts, and its prompt says what is installed, the network, the gates and the budget. */
+  truthfulProjectView: { id: 'truthful-project-view', added: '2026-11-26', deprecateAfter: '2026-12-26' },
+  /** A failing summary or planning call falls back to the default model, then asks a human, instead of failing the run. */
+  sideCallsRecover: { id: 'side-calls-recover', added: '2026-11-26', deprecateAfter: '2026-12-26' },
 } as const satisfies Record<string, Patch>;
 
 export type PatchName = keyof typeof PATCHES;

@@ -26,6 +26,10 @@ export function summarizeToolCall<N extends ToolName>(name: N, input: ToolInput<
       return oneLine(`find symbol ${call.input.name}`);
     case 'create_file':
       return oneLine(`create ${call.input.path}`);
+    case 'delete_file':
+      return oneLine(`delete ${call.input.path}`);
+    case 'move_file':
+      return oneLine(`move ${call.input.from} to ${call.input.to}`);
     case 'edit_file':
       return oneLine(`edit ${call.input.path} (${call.input.edits.length} edit${call.input.edits.length === 1 ? '' : 's'})`);
     case 'run_command':

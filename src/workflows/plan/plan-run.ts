@@ -1,4 +1,4 @@
-import { ParentClosePolicy, setCurrentDetails, startChild, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, ParentClosePolicy, setCurrentDetails, startChild, workflowInfo } from '@temporalio/workflow';
 import type { WorkspaceBinding } from '../../activities/workspace.js';
 import { MAX_OUTPUT_TOKENS } from '../../shared/constants.js';
 import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from '../../shared/conversation.js';
@@ -6,11 +6,13 @@ import { checkPlan, planBatchTasks, planTree, type Plan, type PlanInput } from '
 import type { PlanPhase, PlanResult, PlanStateSnapshot, PlanStatus } from '../../shared/plan-state.js';
 import { PLANNING_TOOLS, SUBMIT_PLAN, isToolName } from '../../shared/tools.js';
 import { batchIdFromWorkflowId } from '../common/batch-id.js';
-import { BlockerDesk } from '../common/blocker-desk.js';
+import { BlockerDesk, type BlockerSpec } from '../common/blocker-desk.js';
 import { SearchAttributeTracker } from '../common/search-attributes.js';
 import { setupActivities } from '../common/setup-activities.js';
 import type { batchConductorWorkflow } from '../batch-conductor.js';
-import { fileActivities, modelActivities } from '../common/activities.js';
+import { fileActivities } from '../common/activities.js';
+import { callSideModel } from '../common/side-model-call.js';
+import { ErrorType } from '../../shared/errors.js';
 import { countIteration } from '../common/metrics.js';
 import { Spend } from '../common/spend.js';
 import { executeToolCalls, toToolResults, type ToolTarget } from '../common/tool-calls.js';
@@ -164,16 +166,13 @@ export class PlanRun {
     this.reply = [];
     this.turns += 1;
     countIteration();
-    const turn = await modelActivities.callModel.executeWithOptions({ summary: `plan: model turn ${this.turns}` }, [
-      {
-        model: this.input.models?.planning ?? this.input.model,
-        purpose: 'planning',
-        system: this.system,
-        messages: this.messages,
-        maxTokens: MAX_OUTPUT_TOKENS,
-        toolSet: 'plan',
-      },
-    ]);
+    const request = { model: this.input.models?.planning ?? this.input.model, purpose: 'planning' as const, system: this.system };
+    const turn = await callSideModel(
+      { ...request, messages: this.messages, maxTokens: MAX_OUTPUT_TOKENS, toolSet: 'plan' },
+      `plan: model turn ${this.turns}`,
+      { model: this.input.models?.default },
+      { askHuman: (spec) => this.askHuman(spec), stop: (message) => this.stop(message) },
+    );
     this.spend.add(turn, 'planning');
     this.messages.push({ role: 'assistant', content: turn.content });
     this.publish();
@@ -206,6 +205,18 @@ export class PlanRun {
       return { type: 'tool_result', tool_use_id: call.id, content: `the plan was not accepted: ${problems.join('; ')}`, is_error: true };
     });
     return check ?? { problems: [] };
+  }
+
+  /** A question for a human on the plan's own desk, the plan blocked while it waits. */
+  private async askHuman(spec: BlockerSpec): Promise<string> {
+    this.status = 'blocked';
+    const { answer } = (await this.desk.ask(spec)) as { answer: string };
+    this.status = 'running';
+    return answer;
+  }
+
+  private stop(message: string): never {
+    throw ApplicationFailure.nonRetryable(message, ErrorType.TaskFailed);
   }
 
   /** A plan a human hands over is checked like any other; anything else is guidance for the next round. */

@@ -2,6 +2,7 @@ import { ApplicationFailure, getExternalWorkflowHandle, workflowInfo } from '@te
 import type { ChildReport } from '../../shared/batch-state.js';
 import type { AnsweredQuestion, Blocker } from '../../shared/blockers.js';
 import { emptyUsage } from '../../shared/conversation.js';
+import { verificationReasons } from '../../shared/gates.js';
 import type { TaskResult } from '../../shared/task-state.js';
 import { childReportSignal } from '../../shared/messages.js';
 
@@ -45,6 +46,11 @@ export class ParentReporter {
       ...(figures?.spendByPurpose ? { spendByPurpose: figures.spendByPurpose } : {}),
       reason: status === 'completed' ? undefined : (figures?.reason ?? (error instanceof Error ? error.message : status)),
       answered,
+      ...(figures?.verification ? { verification: figures.verification } : {}),
+      ...(figures?.verification && figures.verification !== 'verified'
+        ? { unverifiedBecause: verificationReasons(figures.gates ?? []) }
+        : {}),
+      ...(figures?.openQuestions?.length ? { openQuestions: figures.openQuestions } : {}),
     });
   }
 

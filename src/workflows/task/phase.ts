@@ -13,6 +13,8 @@ function phaseOfCall({ name, input }: ExecutedCall): TaskPhase | undefined {
     case 'create_file':
       return 'creating';
     case 'edit_file':
+    case 'delete_file':
+    case 'move_file':
       return 'editing';
     case 'run_tests':
       return 'testing';

@@ -3,6 +3,7 @@ import type { TaskInput } from '../../shared/task-input.js';
 import type { AnsweredQuestion } from '../../shared/blockers.js';
 import type { ProjectContext } from '../../shared/project-context.js';
 import { projectLayer } from '../common/project-prompt.js';
+import { environmentLayer } from './environment-prompt.js';
 import { truncateEnd } from '../../text/truncate.js';
 import { OUTLINE_REQUEST } from './outline.js';
 
@@ -14,7 +15,8 @@ Rules:
 - Never rewrite a config file (package.json, pyproject.toml, tsconfig.json and the like) whole; make targeted edits, and only when the task needs them.
 - Keep changes small and focused on the task. Follow the project's own conventions and instructions.
 - Prove your work: run the tests (run_tests) and fix what fails before you finish.
-- Calls that only read (read_file, list_files, search_codebase) may be made several at once.
+- Several tool calls may go in one turn: reads run at once; edits, new files, deletes, moves and commands run in the order given. Write several files in one turn when you know what each needs.
+- Delete or move files with delete_file and move_file, not with rm or mv.
 - If you need something only a human has (unclear requirements, access, credentials, an external service), call raise_blocker with one clear question. Decide small things (names, structure) yourself.
 - When the task is done, reply without any tool call: a short summary of what you changed and how you verified it.`;
 
@@ -23,7 +25,13 @@ Rules:
  * then the task. It is built once per run and kept byte-identical, so the prompt cache keeps hitting.
  */
 export function buildSystemPrompt(task: TaskInput, project: ProjectContext, answered: AnsweredQuestion[] = []): string {
-  const sections = [BASE_RULES, projectLayer(project), taskLayer(task, [...task.answers, ...answered])];
+  const environment = environmentLayer(task, project);
+  const sections = [
+    BASE_RULES,
+    projectLayer(project),
+    ...(environment ? [environment] : []),
+    taskLayer(task, [...task.answers, ...answered]),
+  ];
   if (wantsOutline(task, project)) sections.push(OUTLINE_REQUEST);
   return sections.join('\n\n');
 }

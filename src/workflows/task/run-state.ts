@@ -40,6 +40,10 @@ export interface RunState {
   stallRetries: number;
   /** The task's branch and worktree, when it works on a branch of its own (`git: "branch"` in a repository). */
   git?: TaskGit;
+  /** Questions of final turns that did not need to stop the task, in the order asked (absent in older runs' carry). */
+  openQuestions?: string[];
+  /** Whether the agent was told, once, that some gates could not say anything about its work. */
+  toldUnverified?: boolean;
   /** Set once the task ends. */
   result?: TaskResult;
 }
@@ -85,6 +89,12 @@ export function startState(input: TaskInput, carry?: TaskCarry): { state: RunSta
 /** Records a file the agent changed, once. */
 export function noteChangedFile(state: RunState, file: string): void {
   if (!state.filesChanged.includes(file)) state.filesChanged.push(file);
+}
+
+/** Keeps a final turn's questions that no human was asked, each once. */
+export function noteOpenQuestions(state: RunState, questions: string[]): void {
+  const open = state.openQuestions ?? [];
+  state.openQuestions = [...open, ...questions.filter((question) => !open.includes(question))];
 }
 
 /** The iteration budget now: the input's, plus whatever humans granted. */

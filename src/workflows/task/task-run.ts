@@ -4,8 +4,9 @@ import { DEFAULT_MODEL, MAX_OUTPUT_TOKENS } from '../../shared/constants.js';
 import type { ContentBlock, Message, ModelTurn, ToolUseBlock } from '../../shared/conversation.js';
 import { ErrorType } from '../../shared/errors.js';
 import { modelFor } from '../../shared/models.js';
-import { cannotGoOn, classifyFinalQuestion, questionsIn } from './final-question.js';
-import { MAX_CORRECTION_ROUNDS } from '../../shared/gates.js';
+import { cannotGoOn, classifyFinalQuestion, finalTurnBlocker, openQuestionsIn, questionsIn, type FinalSignal } from './final-question.js';
+import { correctionRound } from './correction.js';
+import { gateVerdict, verificationOf, type GateResult } from '../../shared/gates.js';
 import { extractOutline } from './outline.js';
 import { contextWindowOf } from '../common/pricing.js';
 import type { OpenedWorkspace, WorkspaceBinding } from '../../activities/workspace.js';
@@ -16,24 +17,34 @@ import type { TaskResult, TaskStateSnapshot, TaskStatus } from '../../shared/tas
 import { applies } from '../common/patches.js';
 import { workflowNow } from '../common/workflow-time.js';
 import { setupActivities } from '../common/setup-activities.js';
-import { fileActivities, modelActivities } from '../common/activities.js';
+import { commandActivities, fileActivities, modelActivities } from '../common/activities.js';
 import { hostLostQuestion, onHost, type HostWait } from '../common/host-wait.js';
 import { hostIdOf } from '../../shared/host-queue.js';
 import { approveCommand } from './approval.js';
 import { BlockerDesk, type BlockerSpec } from '../common/blocker-desk.js';
 import { measure, SUMMARY_SYSTEM, transcript, type ConversationSize } from './compaction.js';
 import { compactIfNeeded } from './compactor.js';
+import { callSideModel } from '../common/side-model-call.js';
 import { Guards, type GuardVerdict } from './guards.js';
+import { fileCountOf, readTurnBudget } from './progress-watch.js';
 import { planForModelFailure } from './model-recovery.js';
 import { phaseOf } from './phase.js';
 import { askForGuidance, askForMoreIterations, isStalled, keepWithinCaps, onStall, stallMs, type PolicyHost } from './policies.js';
 import { shouldContinueAsNew } from './run-budget.js';
-import { iterationBudget, noteChangedFile, startState, type RunState, type TaskCarry, type TaskWorkflow } from './run-state.js';
+import {
+  iterationBudget,
+  noteChangedFile,
+  noteOpenQuestions,
+  startState,
+  type RunState,
+  type TaskCarry,
+  type TaskWorkflow,
+} from './run-state.js';
 import { Spend } from '../common/spend.js';
 import { countIteration } from '../common/metrics.js';
 import { withDeadline } from './stall-race.js';
 import { executeToolCalls, toToolResults, type ToolTarget } from '../common/tool-calls.js';
-import { describeBaseline, describeFailedGates, Verifier } from './verifier.js';
+import { describeBaseline, describeUnverified, Verifier } from './verifier.js';
 import { SearchAttributeTracker } from '../common/search-attributes.js';
 import { TaskTrail } from './task-trail.js';
 import { publishCurrentDetails } from './visibility.js';
@@ -144,6 +155,14 @@ export class TaskRun implements PolicyHost {
         (await onHost(this.hostWait(hostId), describe, (limit) =>
           fileActivities.describeWorkspace.executeWithOptions({ taskQueue: hostQueue, summary: describe, ...limit }, [workspace]),
         ));
+      if (applies('truthfulProjectView')) {
+        const survey = `survey the sandbox on ${hostId}`;
+        const access = { network: this.input.network, env: this.input.env };
+        const sandbox = await onHost(this.hostWait(hostId), survey, (limit) =>
+          commandActivities.surveySandbox.executeWithOptions({ taskQueue: hostQueue, summary: survey, ...limit }, [{ workspace, access }]),
+        );
+        this.state.project = { ...this.state.project, sandbox };
+      }
       this.system = this.buildSystem(this.state.project);
       const kickoff = [kickoffMessage(this.input)];
       if (this.input.gates === 'no-regressions' && applies('gateBaseline')) {
@@ -153,6 +172,8 @@ export class TaskRun implements PolicyHost {
       }
       this.state.messages = [{ role: 'user', content: kickoff.map((text) => ({ type: 'text', text })) }];
       this.state.phase = 'exploring';
+      // The stall watch starts with the agent's work: binding, the survey and the baseline gates are not its turns.
+      if (this.state.project.sandbox) this.state.lastProgressAt = workflowNow();
       this.publish();
     }
     return this.targetOf(this.state.binding);
@@ -231,16 +252,13 @@ export class TaskRun implements PolicyHost {
       SUMMARY_MAX_TOKENS,
       'summaryChecksSpendCaps',
     );
-    const turn = await modelActivities.callModel.executeWithOptions({ summary: `compact: summarise ${older.length} messages` }, [
-      {
-        model: modelFor(this.input, 'summary'),
-        purpose: 'summary',
-        system: SUMMARY_SYSTEM,
-        messages,
-        maxTokens: SUMMARY_MAX_TOKENS,
-        toolSet: 'none',
-      },
-    ]);
+    const request = { model: modelFor(this.input, 'summary'), purpose: 'summary' as const, system: SUMMARY_SYSTEM, messages };
+    const turn = await callSideModel(
+      { ...request, maxTokens: SUMMARY_MAX_TOKENS, toolSet: 'none' },
+      `compact: summarise ${older.length} messages`,
+      { model: modelFor(this.input, 'default') },
+      { askHuman: (spec) => this.askHuman(spec), stop: (message) => this.fail('model_unavailable', ErrorType.TaskFailed, message) },
+    );
     this.spend.add(turn, 'summary');
     return finalText(turn.content);
   }
@@ -289,6 +307,7 @@ export class TaskRun implements PolicyHost {
     });
     for (const { outcome } of executed) {
       if (outcome.changedFile && !outcome.isError) noteChangedFile(this.state, outcome.changedFile);
+      for (const file of outcome.isError ? [] : (outcome.alsoChanged ?? [])) noteChangedFile(this.state, file);
       if (!outcome.isError) {
         this.state.lastProgressAt = workflowNow();
         this.state.stallRetries = 0;
@@ -297,7 +316,8 @@ export class TaskRun implements PolicyHost {
     this.state.phase = phaseOf(executed) ?? this.state.phase;
     this.state.lastStep = executed[executed.length - 1].summary;
     await this.trail.checkpoint(executed, this.state.iteration);
-    const notes = await this.react(this.guards.afterTools(executed, this.state.iteration));
+    const readBudget = readTurnBudget(fileCountOf(this.state.project?.fileTree ?? ''));
+    const notes = await this.react(this.guards.afterTools(executed, this.state.iteration, readBudget));
     this.state.messages.push({
       role: 'user',
       content: [...toToolResults(executed), ...notes.map((text) => ({ type: 'text' as const, text }))],
@@ -307,7 +327,7 @@ export class TaskRun implements PolicyHost {
 
   /** A nudge goes to the agent; an escalation goes to a human, whose guidance then goes to the agent. */
   private async react(verdict: GuardVerdict): Promise<string[]> {
-    if (verdict.nudge) return [verdict.nudge];
+    if (verdict.nudge) return [`${verdict.nudge} ${this.budgetLeft()}`];
     if (!verdict.escalate) return [];
     const { kind, question } = verdict.escalate;
     if (kind === 'loop' && this.input.onLoop === 'fail') this.fail('loop_detected', ErrorType.TaskFailed, question.split('.')[0]);
@@ -317,21 +337,49 @@ export class TaskRun implements PolicyHost {
   }
 
   /**
-   * The model ended its turn without a tool call. A question about requirements, access or a service becomes a
-   * blocker; otherwise the verification gates decide whether the task is done.
+   * The model ended its turn without a tool call. Since `finalQuestionsAfterGates`, the gates decide first: finished
+   * work whose gates pass completes, and what it asked is kept as open questions; a turn that says it lacks
+   * something (a requirement, access, a service) asks a human only while the work is not done (nothing changed, or
+   * the gates fail). Runs from before asked a human about such a turn before any gate ran.
    */
   private async finish(text: string, target: ToolTarget): Promise<TaskResult | undefined> {
-    const category = classifyFinalQuestion(text);
+    if (!applies('finalQuestionsAfterGates')) return this.finishAskingFirst(text, target);
+    const changed = this.state.filesChanged.length > 0 || (this.state.git?.checkpoints.length ?? 0) > 0;
+    const unfinished = finalTurnBlocker(text, { changed, gatesFailing: false });
+    if (unfinished) return this.askAboutFinalTurn(unfinished, 'nothing has changed yet');
+    const results = await this.verify(target);
+    if (!results.some((result) => gateVerdict(result) === 'failed')) {
+      const unverified = describeUnverified(results);
+      if (!unverified || this.state.toldUnverified) return this.completeVerified(text);
+      // Once: the agent hears which gates could not say anything, and may check the work another way.
+      this.state.toldUnverified = true;
+      noteOpenQuestions(this.state, openQuestionsIn(text));
+      this.pushCorrection([unverified]);
+      return undefined;
+    }
+    const stuck = finalTurnBlocker(text, { changed, gatesFailing: true });
+    const answer = stuck ? await this.askFinalQuestion(stuck, 'the gates fail') : undefined;
+    if (answer === undefined) noteOpenQuestions(this.state, openQuestionsIn(text));
+    else this.guards.guided();
+    const notes = await correctionRound(this, this.guards, results);
+    if (answer !== undefined) notes.push(`A human answered what you said at the end: ${answer}`);
+    this.pushCorrection(notes);
+    return undefined;
+  }
+
+  /** How runs from before `finalQuestionsAfterGates` finish: a question or a statement that it cannot go on asks first. */
+  private async finishAskingFirst(text: string, target: ToolTarget): Promise<TaskResult | undefined> {
+    const category = classifyFinalQuestion(text, 'legacy');
     if (category) {
       const answer = await this.askHuman({
         origin: 'final-question',
-        question: questionsIn(text).join(' '),
+        question: questionsIn(text, 'legacy').join(' '),
         context: `${category} question`,
       });
       this.pushUserText(`A human answered your question: ${answer}`);
       return undefined;
     }
-    const stuck = cannotGoOn(text);
+    const stuck = cannotGoOn(text, 'legacy');
     if (stuck && applies('finalStatements')) {
       const answer = await this.askHuman({
         origin: 'final-question',
@@ -341,39 +389,53 @@ export class TaskRun implements PolicyHost {
       this.pushUserText(`You said you cannot go on. A human answered: ${answer}`);
       return undefined;
     }
+    const results = await this.verify(target);
+    if (!results.some((result) => gateVerdict(result) === 'failed')) return this.completeVerified(text);
+    this.pushCorrection(await correctionRound(this, this.guards, results));
+    return undefined;
+  }
+
+  /** A final turn that lacks something while the work is not done: the human's answer goes back to the agent. */
+  private async askAboutFinalTurn(signal: FinalSignal, why: string): Promise<undefined> {
+    const answer = await this.askFinalQuestion(signal, why);
+    this.pushUserText(
+      signal.kind === 'statement' ? `You said you cannot go on. A human answered: ${answer}` : `A human answered your question: ${answer}`,
+    );
+    return undefined;
+  }
+
+  private askFinalQuestion(signal: FinalSignal, why: string): Promise<string> {
+    const said = signal.kind === 'statement' ? `${signal.category}: the agent says it cannot go on` : `${signal.category} question`;
+    return this.askHuman({ origin: 'final-question', question: signal.text, context: `${said}, and ${why}` });
+  }
+
+  private async verify(target: ToolTarget): Promise<GateResult[]> {
     this.state.phase = 'verifying';
     this.publish();
-    const results = await this.verifier.run(target);
-    if (results.every((result) => result.passed)) {
-      this.guards.passed();
-      await this.trail.finish(`${this.input.title}\n\n${text}`, true);
-      return this.complete(text);
-    }
-    this.state.correctionRounds += 1;
-    const guidance: string[] = [];
-    const escalation = this.guards.afterGates(results, this.state.iteration);
-    if (escalation) {
-      guidance.push(`Guidance from a human: ${await askForGuidance(this, { origin: 'escalation', question: escalation }, 'escalated')}`);
-      this.guards.guided();
-    } else if (this.state.correctionRounds >= this.state.maxCorrectionRounds) {
-      const failed = results.filter((result) => !result.passed).map((result) => result.name);
-      await askForGuidance(
-        this,
-        {
-          origin: 'escalation',
-          question: `The gates (${failed.join(', ')}) still fail after ${this.state.correctionRounds} correction rounds. Answer 'continue' for ${MAX_CORRECTION_ROUNDS} more rounds, or 'stop'.`,
-          options: ['continue', 'stop'],
-        },
-        'verification_failed',
-      );
-      this.state.maxCorrectionRounds += MAX_CORRECTION_ROUNDS;
-    }
-    // Described after any answer, so the agent sees the rounds a 'continue' granted.
-    const notes = [describeFailedGates(results, this.state.correctionRounds, this.state.maxCorrectionRounds), ...guidance];
+    return this.verifier.run(target);
+  }
+
+  /**
+   * No gate failed (one that could not say anything does not send the work back: nothing the agent did failed it):
+   * the task completes, its result saying whether it was verified, with the questions its last turn left open.
+   */
+  private async completeVerified(text: string): Promise<TaskResult> {
+    if (applies('finalQuestionsAfterGates')) noteOpenQuestions(this.state, openQuestionsIn(text));
+    this.guards.passed();
+    await this.trail.finish(`${this.input.title}\n\n${text}`, true);
+    return this.complete(text);
+  }
+
+  private pushCorrection(notes: string[]): void {
     this.state.phase = 'editing';
     this.state.messages.push({ role: 'user', content: notes.map((note) => ({ type: 'text', text: note })) });
     this.publish();
-    return undefined;
+  }
+
+  /** Where the iteration budget stands, for every nudge: `Iteration 7 of 30: 23 left.` */
+  private budgetLeft(): string {
+    const budget = iterationBudget(this.input, this.state);
+    return `Iteration ${this.state.iteration} of ${budget}: ${budget - this.state.iteration} left.`;
   }
 
   /** Keeps the first outline the agent gives; true when this turn was that outline and nothing else. */
@@ -436,7 +498,8 @@ export class TaskRun implements PolicyHost {
 
   private buildResult(status: TaskResult['status'], summary: string, reason?: string): TaskResult {
     const elapsedMs = workflowNow() - workflowInfo().startTime.getTime();
-    return { status, reason, summary, iterations: this.state.iteration, ...this.figures(), elapsedMs };
+    const verification = verificationOf(this.verifier.results);
+    return { status, reason, summary, iterations: this.state.iteration, ...this.figures(), verification, elapsedMs };
   }
 
   /** What both `getState` and the result report. */
@@ -448,6 +511,7 @@ export class TaskRun implements PolicyHost {
       costUsd: this.spend.costUsd,
       spendByPurpose: this.spend.byPurpose,
       gates: this.verifier.results,
+      openQuestions: this.state.openQuestions ?? [],
       git: this.state.git,
       runs,
       sandbox: binding?.sandbox,

@@ -1,4 +1,4 @@
-import type { GateResult, GateSpec } from '../../shared/gates.js';
+import { gateVerdict, type GateResult, type GateSpec } from '../../shared/gates.js';
 import { commandActivities, fileActivities } from '../common/activities.js';
 import { countGateResult } from '../common/metrics.js';
 import { onHost } from '../common/host-wait.js';
@@ -76,25 +76,64 @@ export class Verifier {
   }
 }
 
-/** What the agent is told when the task starts with gates that already fail: they are not its to fix. */
+/**
+ * What the agent is told when the task starts with gates that already fail (they are not its to fix) or cannot run
+ * here, and how codeloop had to adjust a command so that it runs at all. Files a suite could not collect are named
+ * once per cause, by the exception that stopped them.
+ */
 export function describeBaseline(results: GateResult[]): string | undefined {
-  const failing = results.filter((result) => !result.passed && !result.unavailable);
-  if (failing.length === 0) return undefined;
-  const lines = failing.map((result) => {
-    const what = result.failures?.length ? `: ${result.failures.slice(0, 10).join('; ')}${result.failures.length > 10 ? '; …' : ''}` : '';
-    return `- ${result.name} (\`${result.command}\`) already fails${what}`;
+  const lines = results.flatMap((result) => {
+    const verdict = gateVerdict(result);
+    const head = `- ${result.name} (\`${result.command}\`)`;
+    const notes = (result.notes ?? []).map((note) => `  ${note.replace(/\n/g, '\n  ')}`);
+    if (verdict === 'unverified')
+      return [`${head} cannot say anything here: ${result.unverified ?? 'its program is not installed'}`, ...notes];
+    if (verdict === 'passed') return notes.length ? [`${head} passes`, ...notes] : [];
+    const causes = (result.causes ?? []).map((cause) => `  could not collect: ${cause}`);
+    const tests = (result.failures ?? []).filter((failure) => !(causes.length && /\.py$/.test(failure) && !failure.includes('::')));
+    const what = tests.length ? `: ${tests.slice(0, 10).join('; ')}${tests.length > 10 ? '; …' : ''}` : '';
+    return [`${head} already fails${what}`, ...causes, ...(causes.length ? [] : notes)];
   });
-  return `Before you changed anything, these checks already failed. They are not yours to fix unless the task says so; at the end they must fail no worse than this (no new failing test, no new error):\n${lines.join('\n')}`;
+  if (lines.length === 0) return undefined;
+  return `Before you changed anything, these checks already failed or could not run here. Failures are not yours to fix unless the task says so; at the end they must fail no worse than this (no new failing test, no new error):\n${lines.join('\n')}`;
 }
 
-/** What goes back to the model when gates fail: what is new against the start first, when the start failed too. */
+/**
+ * What the agent hears when no gate failed but some could not say anything (their program is missing, or they ran
+ * no test): the task will end unverified unless it can check the work another way. `undefined` when every gate
+ * passed, or there were none (the prompt said so when the task started).
+ */
+export function describeUnverified(results: GateResult[]): string | undefined {
+  const silent = results.filter((result) => gateVerdict(result) === 'unverified');
+  if (silent.length === 0) return undefined;
+  const why = silent.map((result) => `- ${result.name} (\`${result.command}\`): ${result.unverified ?? 'its program is not installed'}`);
+  const passed = results.filter((result) => gateVerdict(result) === 'passed').map((result) => result.name);
+  return [
+    'No gate failed, but these could not say anything about your work, so the task will be reported unverified:',
+    ...why,
+    ...(passed.length ? [`The other gates passed: ${passed.join(', ')}.`] : []),
+    'If you can check the work another way here (run_tests, run_command), do it now; then reply with your summary again. The gates run once more.',
+  ].join('\n');
+}
+
+/**
+ * What goes back to the model when gates fail: each failing gate, with what is new against the start first when the
+ * start failed too, and then how every other gate ended, so it knows what already holds.
+ */
 export function describeFailedGates(results: GateResult[], round: number, maxRounds: number): string {
-  const failed = results.filter((result) => !result.passed);
+  const failed = results.filter((result) => gateVerdict(result) === 'failed');
   const sections = failed.map((result) => {
     const heading = `## ${result.name} failed: \`${result.command}\``;
-    if (!result.baseline || result.baseline.passed) return `${heading}\n${result.summary}`;
+    const notes = result.notes?.length ? `\n${result.notes.join('\n')}` : '';
+    if (!result.baseline || result.baseline.passed) return `${heading}\n${result.summary}${notes}`;
     const fresh = result.newFailures?.length ? `New since the task started: ${result.newFailures.join('; ')}\n` : '';
-    return `${heading}\n${fresh}(${result.baseline.failures.length} failure(s) were there before the task: not yours to fix.)\n${result.summary}`;
+    return `${heading}\n${fresh}(${result.baseline.failures.length} failure(s) were there before the task: not yours to fix.)\n${result.summary}${notes}`;
   });
-  return `Verification failed (correction round ${round} of ${maxRounds}). Fix these, then finish again with a summary.\n\n${sections.join('\n\n')}`;
+  const others = results
+    .filter((result) => gateVerdict(result) !== 'failed')
+    .map((result) =>
+      gateVerdict(result) === 'passed' ? `${result.name} passed` : `${result.name} could not run (${result.unverified ?? 'not installed'})`,
+    );
+  const rest = others.length ? `\n\nThe other gates: ${others.join('; ')}.` : '';
+  return `Verification failed (correction round ${round} of ${maxRounds}). Fix these, then finish again with a summary.\n\n${sections.join('\n\n')}${rest}`;
 }

@@ -1,6 +1,9 @@
 import { setCurrentDetails } from '@temporalio/workflow';
 import { renderOpenBlockers } from '../common/blocker-details.js';
+import { gateVerdict, verificationReasons, type GateVerdict } from '../../shared/gates.js';
 import type { TaskStateSnapshot } from '../../shared/task-state.js';
+
+const VERDICT_MARKS: Record<GateVerdict, string> = { passed: '✅', failed: '❌', unverified: '⚠️ unverified:' };
 import { formatCount } from '../../text/format.js';
 
 /** The Web UI's "current details": a short markdown card of where the task stands. */
@@ -20,9 +23,13 @@ export function renderCurrentDetails(state: TaskStateSnapshot, extra: string[] =
     state.filesChanged.length ? `Files changed: ${state.filesChanged.map((file) => `\`${file}\``).join(', ')}` : undefined,
     state.outline ? `Outline:\n${state.outline}` : undefined,
     state.gates.length
-      ? `Gates${state.correctionRounds ? ` (correction round ${state.correctionRounds})` : ''}: ${state.gates.map((gate) => `${gate.passed ? '✅' : '❌'} ${gate.name}`).join(' · ')}`
+      ? `Gates${state.correctionRounds ? ` (correction round ${state.correctionRounds})` : ''}: ${state.gates.map((gate) => `${VERDICT_MARKS[gateVerdict(gate)]} ${gate.name}`).join(' · ')}`
       : undefined,
     state.compactions ? `Compactions: ${state.compactions}` : undefined,
+    state.result?.verification && state.result.verification !== 'verified'
+      ? `Verification: **${state.result.verification}** (${verificationReasons(state.gates).join('; ')})`
+      : undefined,
+    state.openQuestions.length ? `Open questions:\n${state.openQuestions.map((question) => `- ${question}`).join('\n')}` : undefined,
     state.result ? `Result: ${state.result.summary}` : undefined,
   ];
   return lines.filter((line): line is string => line !== undefined).join('\n\n');

@@ -6,7 +6,8 @@ import { expect, test } from 'vitest';
 import { startTaskBranch } from '../../../src/activities/git/task-branch.js';
 import { runWorkspaceTests } from '../../../src/activities/tools/run-tests.js';
 import { resolveInWorkspace } from '../../../src/activities/tools/workspace-path.js';
-import { detectGates, runGate } from '../../../src/activities/verification/gates.js';
+import { detectGates } from '../../../src/activities/verification/gates.js';
+import { runGate } from '../../../src/activities/verification/run-gate.js';
 import { sandboxedShell, unsandboxed } from '../../support/sandbox.js';
 import { makeGitRepo } from '../../support/workspace.js';
 

@@ -34,6 +34,23 @@ describe('read_file', () => {
     expect(content).not.toContain('| line 550\n');
   });
 
+  test("a 406-line file is shown whole; past 100,000 characters the cut falls between lines and names the file's own line numbers", async () => {
+    const workspace = makeWorkspace({
+      'mid.py': Array.from({ length: 406 }, (_, n) => `value_${n + 1} = ${'1 + '.repeat(20)}0`).join('\n') + '\n',
+      'wide.py': Array.from({ length: 406 }, (_, n) => `value_${n + 1} = "${'x'.repeat(300)}"`).join('\n') + '\n',
+    });
+    const whole = (await readWorkspaceFile(workspace, { path: 'mid.py' })).content;
+    expect(whole.split('\n')[0]).toBe('mid.py (406 lines):');
+    expect(whole).toContain(`406 | value_406 = ${'1 + '.repeat(20)}0`);
+    expect(whole).not.toContain('not shown');
+    const wide = (await readWorkspaceFile(workspace, { path: 'wide.py' })).content.split('\n');
+    const last = Number(/^wide\.py \(406 lines\), lines 1-(\d+):$/.exec(wide[0]!)?.[1]);
+    expect(last).toBeGreaterThan(250);
+    expect(wide.at(-2)).toBe(`${last} | value_${last} = "${'x'.repeat(300)}"`);
+    expect(wide.at(-1)).toContain(`… lines ${last + 1}-406 not shown`);
+    expect(wide.at(-1)).toContain(`pass start_line ${last + 1} to read on`);
+  });
+
   test('a file just over 500 lines still shows its last 50', async () => {
     const workspace = makeWorkspace({ 'f.txt': lines(520) });
     const { content } = await readWorkspaceFile(workspace, { path: 'f.txt' });

@@ -151,3 +151,71 @@ test('run_tests: with several failures, only the first shows, its traceback cut 
   const verbose = await runWorkspaceTests(shell, workspace, { verbose: true });
   expect(verbose.content).toContain('test_second_failure');
 }, 30_000);
+
+test('run_tests: a passing suite is one line with its count', async () => {
+  const workspace = makeWorkspace({ 'pyproject.toml': '', 'test_a.py': 'def test_a():\n    print("chatter " * 500)\n' });
+  const result = await runWorkspaceTests(shell, workspace, {});
+  expect(result.isError).toBe(false);
+  expect(result.content).toMatch(/^\$ python3 -m pytest -q\nexit code 0 in [\d.]+s: 1 passed in [\d.]+s$/);
+}, 30_000);
+
+test('run_tests: a runner that is not installed (exit 127) is named, with the scripts and runners the project has', async () => {
+  const workspace = makeWorkspace({
+    'package.json': JSON.stringify({ scripts: { test: 'nyc-not-here tape test/*.js', 'test:unit': 'node --test', lint: 'eslint .' } }),
+    'node_modules/.bin/tape': '#!/bin/sh\n',
+  });
+  const result = await runWorkspaceTests(shell, workspace, {});
+  expect(result.isError).toBe(true);
+  expect(result.content).toContain('`nyc-not-here` is not installed where the tests run (exit 127: command not found)');
+  expect(result.content).toContain('Scripts in package.json that do not use it: test:unit: `node --test`; lint: `eslint .`.');
+  expect(result.content).toContain('Installed in the project: node_modules/.bin/tape.');
+}, 30_000);
+
+test('run_tests: a src/ layout runs with PYTHONPATH=src, so the tests import the workspace copy', async () => {
+  const workspace = makeWorkspace({
+    'pyproject.toml': '[project]\nname = "humble"\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\n',
+    'src/humble/__init__.py': 'def ordinal(n):\n    return f"{n}th"\n',
+    'tests/test_ordinal.py':
+      'import humble\n\ndef test_ordinal():\n    assert humble.ordinal(4) == "4th"\n    assert "/src/humble/" in humble.__file__\n',
+  });
+  expect(detectTestCommand(workspace)).toBe('PYTHONPATH=src python3 -m pytest -q');
+  expect(await runWorkspaceTests(shell, workspace, {})).toMatchObject({ isError: false, content: expect.stringContaining('1 passed') });
+  const configured = makeWorkspace({ 'pyproject.toml': '[tool.pytest.ini_options]\npythonpath = ["src"]\n', 'src/humble/__init__.py': '' });
+  expect(detectTestCommand(configured)).toBe('python3 -m pytest -q');
+}, 30_000);
+
+test('run_command: colour codes a program forces are stripped from its output', async () => {
+  const result = await runWorkspaceCommand(shell, makeWorkspace(), { command: "printf '\\033[31mFAILED\\033[0m test_a'", timeout: 60 });
+  expect(result.content).toMatch(/\nFAILED test_a$/);
+});
+
+test('run_command without network: a package manager fails at once instead of retrying a registry it cannot reach', async () => {
+  const started = Date.now();
+  const result = await runWorkspaceCommand(shell, makeWorkspace(), { command: 'npx --yes codeloop-no-such-package-xyz', timeout: 120 });
+  expect(result.isError).toBe(true);
+  expect(Date.now() - started).toBeLessThan(20_000);
+  const pip = await runWorkspaceCommand(shell, makeWorkspace(), {
+    command: 'python3 -m pip download --no-deps -d /tmp/p codeloop-no-such-xyz',
+    timeout: 120,
+  });
+  expect(pip.isError).toBe(true);
+  expect(Date.now() - started).toBeLessThan(40_000);
+}, 60_000);
+
+test('run_command: git has an identity, so commit and stash work in a repository the agent makes', async () => {
+  const result = await runWorkspaceCommand(shell, makeWorkspace(), {
+    command:
+      'git init -q r && cd r && echo a > f && git add f && git commit -qm first && echo b > f && git stash -q && git log --format=%an',
+    timeout: 60,
+  });
+  expect(result).toMatchObject({ isError: false, content: expect.stringMatching(/\ncodeloop agent$/) });
+});
+
+test('run_tests: a test runner whose Python module is not installed is named too', async () => {
+  const workspace = makeWorkspace({ 'codeloop.json': JSON.stringify({ test: 'python3 -m codeloop_no_such_runner -q' }) });
+  const result = await runWorkspaceTests(shell, workspace, {});
+  expect(result.isError).toBe(true);
+  expect(result.content).toContain(
+    '`codeloop_no_such_runner` is not installed where the tests run (the command could not start), and installing it needs the network.',
+  );
+});

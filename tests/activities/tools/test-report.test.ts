@@ -2,7 +2,15 @@ import { existsSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from 'vitest';
 import { detectTestCommand, runWorkspaceTests } from '../../../src/activities/tools/run-tests.js';
-import { failingTests, failuresIn, firstFailure } from '../../../src/activities/tools/test-report.js';
+import { collectionErrors, describeCollectionErrors } from '../../../src/activities/tools/collection-errors.js';
+import {
+  countLine,
+  failingTests,
+  failureKey,
+  failuresIn,
+  firstFailure,
+  splitByBaseline,
+} from '../../../src/activities/tools/test-report.js';
 import { sandboxedShell } from '../../support/sandbox.js';
 import { makeWorkspace } from '../../support/workspace.js';
 
@@ -220,3 +228,95 @@ test('run_tests after an edit that keeps the size and the second runs the new co
   });
   expect(existsSync(path.join(workspace, '__pycache__'))).toBe(false);
 }, 30_000);
+
+test('pytest ids are kept whole, parameters with spaces included; files that could not be collected are named too', () => {
+  const output = [
+    "FAILED tests/test_a.py::test_words[a b] - AssertionError: assert 'a b' == 'x'",
+    'FAILED tests/test_a.py::test_words[c - d] - assert 1 == 2',
+    'FAILED tests/test_a.py::TestA::test_long',
+    'ERROR tests/test_b.py',
+    'ERROR tests/test_c.py - ModuleNotFoundError',
+  ].join('\n');
+  expect(failingTests(output)).toEqual([
+    'tests/test_a.py::test_words[a b]',
+    'tests/test_a.py::test_words[c - d]',
+    'tests/test_a.py::TestA::test_long',
+    'tests/test_b.py',
+    'tests/test_c.py',
+  ]);
+});
+
+test('failureKey: positional parameter ids lose their numbers, parameters given as values keep them', () => {
+  expect(failureKey('t.py::test_obj[o0]')).toBe('t.py::test_obj[o]');
+  expect(failureKey('t.py::test_obj[case12-other3]')).toBe('t.py::test_obj[case-other]');
+  expect(failureKey('t.py::test_pair[1-2]')).toBe('t.py::test_pair[1-2]');
+  expect(failureKey('t.py::test_plain')).toBe('t.py::test_plain');
+  expect(
+    splitByBaseline(['t.py::test_obj[o1]', 't.py::test_obj[o2]', 't.py::test_x'], ['t.py::test_obj[o0]', 't.py::test_obj[o1]']),
+  ).toEqual({
+    fresh: ['t.py::test_x'],
+    before: ['t.py::test_obj[o1]', 't.py::test_obj[o2]'],
+  });
+});
+
+test("countLine: a passing run's count in one line", () => {
+  expect(countLine('....\n4 passed in 0.01s\n')).toBe('4 passed in 0.01s');
+  expect(countLine('== 12 passed, 1 warning in 0.40s ==')).toBe('12 passed, 1 warning in 0.40s');
+  expect(
+    countLine(
+      'TAP version 13\nok 1 - a\n1..1\n# tests 1\n# suites 0\n# pass 1\n# fail 0\n# cancelled 0\n# skipped 0\n# todo 0\n# duration_ms 50',
+    ),
+  ).toBe('tests 1, pass 1');
+  expect(countLine(' ✓ a.test.ts (2 tests) 3ms\n      Tests  2 passed (2)\n   Duration  1s')).toBe('Tests  2 passed (2)');
+  expect(countLine('all good')).toBe('all good');
+});
+
+test("firstFailure keeps a long test's failing statement: its header, then the lines around pytest's > and E", () => {
+  const body = Array.from({ length: 60 }, (_, n) => `        v${n} = ${n}`);
+  const output = [
+    '=================================== FAILURES ===================================',
+    '__________________________________ test_long ___________________________________',
+    '',
+    '    @pytest.mark.slow',
+    '    def test_long():',
+    ...body,
+    '>       assert v1 + v2 == v59',
+    'E       assert (1 + 2) == 59',
+    '',
+    'tests/test_a.py:66: AssertionError',
+    '1 failed in 0.10s',
+  ].join('\n');
+  const report = firstFailure(output).split('\n');
+  expect(report[0]).toMatch(/^_+ test_long _+$/);
+  expect(report[1]).toMatch(/^… \d+ lines of the test's source omitted …$/);
+  expect(report).toContain('>       assert v1 + v2 == v59');
+  expect(report).toContain('E       assert (1 + 2) == 59');
+  expect(report).toContain('tests/test_a.py:66: AssertionError');
+  expect(report).not.toContain('    @pytest.mark.slow');
+});
+
+test('collectionErrors: one cause per distinct exception line, with its files, never the traceback header', () => {
+  const section = (file: string, module: string) => [
+    `_______________________ ERROR collecting ${file} _______________________`,
+    `ImportError while importing test module '/w/${file}'.`,
+    'Hint: make sure your test modules/packages have valid Python names.',
+    'Traceback:',
+    '/usr/lib/python3.11/importlib/__init__.py:126: in import_module',
+    '    return _bootstrap._gcd_import(name[level:], package, level)',
+    `${file}:1: in <module>`,
+    `    import ${module}`,
+    `E   ModuleNotFoundError: No module named '${module}'`,
+  ];
+  const output = [
+    '==================================== ERRORS ====================================',
+    ...section('tests/test_b.py', 'freezegun'),
+    ...section('tests/test_c.py', 'humanize'),
+    ...section('tests/test_d.py', 'freezegun'),
+    '=========================== short test summary info ============================',
+    'ERROR tests/test_b.py',
+  ].join('\n');
+  expect(describeCollectionErrors(collectionErrors(output))).toEqual([
+    "ModuleNotFoundError: No module named 'freezegun' (tests/test_b.py, tests/test_d.py)",
+    "ModuleNotFoundError: No module named 'humanize' (tests/test_c.py)",
+  ]);
+});

@@ -1,0 +1,85 @@
+import { COMMAND_OUTPUT_CHARS } from '../../shared/constants.js';
+import type { GateResult, GateSpec } from '../../shared/gates.js';
+import { truncateMiddle } from '../../text/truncate.js';
+import { collectionErrors, describeCollectionErrors } from '../tools/collection-errors.js';
+import type { WorkspaceShell } from '../tools/run-command.js';
+import { couldNotStart } from '../tools/missing-runner.js';
+import { runTestCommand } from '../tools/test-command.js';
+import { countLine, failingTests, failuresIn, firstFailure, splitByBaseline } from '../tools/test-report.js';
+
+/**
+ * Runs one gate; a failure is a result for the model, never a failed activity. A gate whose own program cannot
+ * start is `unverified`, not passed: nothing checked the work.
+ */
+export async function runGate(
+  shell: WorkspaceShell,
+  workspace: string,
+  gate: GateSpec,
+  /** The same gate's result from before the task: a failure that is no worse than it lets the task finish. */
+  baseline?: GateResult,
+): Promise<GateResult> {
+  const { command, result, notes } = await runTestCommand(shell, workspace, gate.command, gate.timeoutSeconds * 1000);
+  const output = result.output.trim();
+  const common = {
+    name: gate.name,
+    command,
+    exitCode: result.exitCode,
+    timedOut: result.timedOut,
+    durationMs: result.durationMs,
+    ...(notes.length ? { notes } : {}),
+  };
+  if (result.exitCode === 0 && !result.timedOut) return { ...common, passed: true, summary: passingSummary(gate, output) };
+  if (result.timedOut)
+    return judged({ ...common, passed: false, summary: `timed out after ${gate.timeoutSeconds}s`, failures: ['timed out'] }, baseline);
+  const notStarted = couldNotStart(gate.command, result);
+  if (notStarted) {
+    const why = `${notStarted} is not installed where the gates run`;
+    return { ...common, passed: false, unavailable: true, unverified: why, summary: `not run: ${why} (${firstLine(output)})` };
+  }
+  const causes = describeCollectionErrors(collectionErrors(output));
+  const failures = failuresIn(output);
+  return judged({ ...common, passed: false, summary: output, failures, ...(causes.length ? { causes } : {}) }, baseline);
+}
+
+/** A passing test gate says how many tests ran; another gate, its last lines. */
+function passingSummary(gate: GateSpec, output: string): string {
+  if (/test/i.test(gate.name)) return countLine(output);
+  return truncateMiddle(output.split('\n').slice(-3).join('\n'), 500);
+}
+
+/**
+ * A failed gate against its run before the task: no worse when everything failing now was failing then, as often
+ * (a finding that occurs once more than before is new), matched by `failureKey` so renumbered pytest cases are the
+ * same failures. The summary shows the first new failure's report, the one the model has to fix. A test gate that
+ * ran no test, before or now, is no worse but says nothing: `unverified`.
+ */
+function judged(result: GateResult, baseline: GateResult | undefined): GateResult {
+  const output = result.summary;
+  if (!baseline) return { ...result, summary: truncateMiddle(firstFailure(output), COMMAND_OUTPUT_CHARS) };
+  const before = baseline.passed ? [] : (baseline.failures ?? []);
+  const { fresh: newFailures } = splitByBaseline(result.failures ?? [], before);
+  const comparable = !baseline.passed && baseline.unverified === undefined && !baseline.unavailable;
+  const noWorse = comparable && newFailures.length === 0;
+  const report = truncateMiddle(firstFailure(output, newFailures[0]), COMMAND_OUTPUT_CHARS);
+  const silent = noWorse && /test/i.test(result.name) && !ranTests(output);
+  return {
+    ...result,
+    passed: noWorse && !silent,
+    ...(silent ? { unverified: 'it ran no test, before the task or now, so it cannot tell whether the work holds' } : {}),
+    baseline: { passed: baseline.passed, failures: before },
+    newFailures,
+    summary: noWorse ? `failing as before the task, and nothing new: ${report}` : report,
+  };
+}
+
+/**
+ * Whether a test run got as far as running tests: it names a failing test (a file pytest could not collect is no
+ * test), or counts tests that passed or failed.
+ */
+function ranTests(output: string): boolean {
+  const uncollected = (id: string) => /\.py$/.test(id) && !id.includes('::');
+  if (failingTests(output).some((id) => !uncollected(id))) return true;
+  return /\b[1-9]\d* (passed|failed|failing|passing)\b|^# (pass|fail)\s+[1-9]/m.test(output);
+}
+
+const firstLine = (text: string) => text.split('\n')[0] ?? '';
