@@ -14,6 +14,7 @@ import { detectTechStack } from './tech-stack.js';
 import { describeCodeMap } from './code-map/code-map.js';
 import { listFiles } from './tools/list-files.js';
 import { detectGates } from './verification/gates.js';
+import { readWorkspaceConfig } from './verification/workspace-config.js';
 import { usesTypeChecker } from './verification/lint.js';
 import { prepareTypeCheck } from './verification/type-check.js';
 
@@ -103,6 +104,7 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
         greenfield: isGreenfield(entries),
         // A codeloop.json that does not parse fails the final gates' detection, where the agent can still fix it.
         gates: tryDetectGates(workspace, deps.sandbox),
+        environmentConfigured: environmentConfigured(workspace),
       };
     },
 
@@ -118,6 +120,16 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
     },
   };
   return activities;
+}
+
+/** Whether the workspace's `codeloop.json` asks for an environment of its own; a broken one is the gates' to report. */
+function environmentConfigured(workspace: string): boolean {
+  try {
+    const config = readWorkspaceConfig(workspace);
+    return config.setup.length > 0 || config.files.length > 0 || config.services.length > 0 || config.network !== undefined;
+  } catch {
+    return false;
+  }
 }
 
 function tryDetectGates(workspace: string, sandboxMode: SandboxMode): GateSpec[] | undefined {

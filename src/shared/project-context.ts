@@ -1,4 +1,5 @@
 import type { GateSpec } from './gates.js';
+import type { Network } from './network-access.js';
 
 /** What the worker found in the workspace: the project layer of the system prompt. */
 export interface ProjectContext {
@@ -13,6 +14,10 @@ export interface ProjectContext {
   gates?: GateSpec[];
   /** What the task's commands find where they run; surveyed once per task, absent in older runs. */
   sandbox?: SandboxSurvey;
+  /** Whether `codeloop.json` asks for setup, named files, services or a network of its own (see `TaskEnvironmentSpec`). */
+  environmentConfigured?: boolean;
+  /** The task's environment once made: its network, and what setup, services and named files came to, in words. */
+  environment?: { network: Network; notes: string[] };
 }
 
 /** A program found where the task's commands run, with the version it reports. */

@@ -7,7 +7,7 @@ import { worktreeViewOf } from '../process/worktree-view.js';
 import { readProjectFile } from '../project-file.js';
 import type { WorkspaceShell } from '../tools/run-command.js';
 import { readWorkspaceConfig } from '../verification/workspace-config.js';
-import { recordNamedFiles } from './named-files.js';
+import { namedFilesOf, recordNamedFiles } from './named-files.js';
 
 /** The tail of a setup command's output kept for the trail and a blocker: enough to see why it failed. */
 const SETUP_OUTPUT_CHARS = 3_000;
@@ -90,6 +90,8 @@ function copyNamedFiles(workspace: string, names: readonly string[]): Environmen
   const missing: string[] = [];
   if (!view || names.length === 0) return { copied, missing };
   const source = path.join(view.checkout, view.below);
+  // Copied by an earlier run of setup (a retry): still the checkout's file, still left out of commits.
+  const earlier = new Set(namedFilesOf(view.worktree));
   for (const name of names) {
     const from = path.join(source, name);
     const to = path.join(workspace, name);
@@ -98,7 +100,10 @@ function copyNamedFiles(workspace: string, names: readonly string[]): Environmen
       missing.push(text ? `${name} (${text.problem})` : name);
       continue;
     }
-    if (lstatSync(to, { throwIfNoEntry: false })) continue;
+    if (lstatSync(to, { throwIfNoEntry: false })) {
+      if (earlier.has(path.relative(view.worktree, to))) copied.push(path.relative(view.worktree, to));
+      continue;
+    }
     mkdirSync(path.dirname(to), { recursive: true });
     // The branch may hold a symlinked directory on the way: a copy never lands outside the worktree.
     const directory = realpathSync(path.dirname(to));

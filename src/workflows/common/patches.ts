@@ -60,6 +60,8 @@ export const PATCHES = {
   truthfulProjectView: { id: 'truthful-project-view', added: '2026-11-26', deprecateAfter: '2026-12-26' },
   /** A failing summary or planning call falls back to the default model, then asks a human, instead of failing the run. */
   sideCallsRecover: { id: 'side-calls-recover', added: '2026-11-26', deprecateAfter: '2026-12-26' },
+  /** A task whose codeloop.json asks for setup, named files, services or a network of its own gets them before its first turn. */
+  taskEnvironment: { id: 'task-environment', added: '2026-11-26', deprecateAfter: '2026-12-26' },
 } as const satisfies Record<string, Patch>;
 
 export type PatchName = keyof typeof PATCHES;

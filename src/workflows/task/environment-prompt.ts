@@ -1,4 +1,5 @@
 import type { ProjectContext } from '../../shared/project-context.js';
+import type { Network } from '../../shared/network-access.js';
 import type { TaskInput } from '../../shared/task-input.js';
 
 /**
@@ -10,11 +11,8 @@ export function environmentLayer(task: TaskInput, project: ProjectContext): stri
   const survey = project.sandbox;
   if (!survey) return undefined;
   const parts = ['# Where your commands run'];
-  parts.push(
-    task.network === 'on'
-      ? '## Network: on\nCommands reach what the worker reaches: the internet, package registries, services on its loopback.'
-      : '## Network: off\nCommands reach no network: no internet, no package registry, no other server. Installing packages fails at once; use what is installed.',
-  );
+  parts.push(networkSection(project.environment?.network ?? task.network));
+  if (project.environment?.notes.length) parts.push(`## Environment\n${project.environment.notes.join('\n')}`);
   const tools = survey.tools.map((tool) => `${tool.name} ${tool.version}`).join(', ');
   const lines = [`Installed: ${tools || 'none of the usual interpreters, test runners or linters were found'}.`];
   if (survey.missing.length) lines.push(`Not installed, though the project's configuration names them: ${survey.missing.join(', ')}.`);
@@ -30,4 +28,12 @@ export function environmentLayer(task: TaskInput, project: ProjectContext): stri
     `## Budget\n${task.maxIterations} iterations (model turns); one turn may call several tools. A human is asked for more when they run out.`,
   );
   return parts.join('\n\n');
+}
+
+function networkSection(network: Network): string {
+  if (network === 'on')
+    return '## Network: on\nCommands reach what the worker reaches: the internet, package registries, services on its loopback.';
+  if (network === 'off')
+    return '## Network: off\nCommands reach no network: no internet, no package registry, no other server. Installing packages fails at once; use what is installed.';
+  return `## Network: only ${network.join(', ')}\nCommands reach these hosts only, through a proxy (HTTPS_PROXY and HTTP_PROXY are set; package managers use it). Anything else is refused, and a refusal is named in the command's result.`;
 }

@@ -10,6 +10,7 @@ import type { DeskCarry } from '../common/blocker-desk.js';
 import type { GuardsCarry } from './guards.js';
 import type { SpendCarry } from '../common/spend.js';
 import type { VerifierCarry } from './verifier.js';
+import type { TaskEnvironmentState } from './task-environment.js';
 
 /**
  * A task's own state: plain data, carried whole to the next run at continue-as-new, and the source of `getState`
@@ -44,6 +45,8 @@ export interface RunState {
   openQuestions?: string[];
   /** Whether the agent was told, once, that some gates could not say anything about its work. */
   toldUnverified?: boolean;
+  /** The task's environment (setup, services, named files, its network), when `codeloop.json` asks for one. */
+  environment?: TaskEnvironmentState;
   /** Set once the task ends. */
   result?: TaskResult;
 }

@@ -2,7 +2,6 @@ import { workflowInfo } from '@temporalio/workflow';
 import type { WorkspaceBinding } from '../../activities/index.js';
 import type { EnvironmentReport } from '../../activities/environment/index.js';
 import type { CommandAccess } from '../../shared/command-access.js';
-import { describeNetwork } from '../../shared/network-access.js';
 import type { TaskInput } from '../../shared/task-input.js';
 import { commandActivities } from '../common/activities.js';
 import { onHost, type HostWait } from '../common/host-wait.js';
@@ -47,6 +46,10 @@ export async function prepareTaskEnvironment(
   }
 }
 
+/** Whether the task has anything on its host to end: services, or a network namespace and proxy for its list. */
+export const hasHostEnvironment = (input: TaskInput, environment: TaskEnvironmentState | undefined) =>
+  Array.isArray(environment?.network ?? input.network) || (environment?.services.length ?? 0) > 0;
+
 /** Ends the task's services and network namespace on its host; nothing to end is fine. */
 export async function stopTaskEnvironment(binding: WorkspaceBinding, wait: HostWait): Promise<void> {
   const summary = `stop the task's services on ${binding.hostId}`;
@@ -57,7 +60,9 @@ export async function stopTaskEnvironment(binding: WorkspaceBinding, wait: HostW
 
 /** What the task's commands get: its network (narrowed by `codeloop.json`), its variables, its environment. */
 export function commandAccess(input: TaskInput, environment: TaskEnvironmentState | undefined): CommandAccess {
-  if (!environment) return { network: input.network, env: input.env };
+  // A network list is enforced by a proxy of the task's own, kept (and ended) under the task's key.
+  if (!environment)
+    return { network: input.network, env: input.env, ...(Array.isArray(input.network) ? { environment: { key: environmentKey() } } : {}) };
   return {
     network: environment.network,
     env: input.env,
@@ -66,9 +71,9 @@ export function commandAccess(input: TaskInput, environment: TaskEnvironmentStat
   };
 }
 
-/** For the prompt's project section: what setup did, which services run where, what the network reaches. */
-export function describeEnvironment(environment: TaskEnvironmentState): string {
-  const lines = [`Network: ${describeNetwork(environment.network)}.`];
+/** For the prompt's project section: what setup did, which services run where, which files were copied in. */
+export function describeEnvironment(environment: TaskEnvironmentState): string[] {
+  const lines: string[] = [];
   if (environment.setup.length)
     lines.push(
       `Setup ran before you started, in this workspace: ${environment.setup.map((step) => `\`${step.command}\` (exit ${step.exitCode})`).join(', ')}; its installs are this task's own.`,
@@ -78,7 +83,7 @@ export function describeEnvironment(environment: TaskEnvironmentState): string {
   if (environment.files.copied.length) lines.push(`Copied from the checkout (never committed): ${environment.files.copied.join(', ')}.`);
   if (environment.files.missing.length)
     lines.push(`Named in codeloop.json but missing in the checkout: ${environment.files.missing.join(', ')}.`);
-  return lines.join('\n');
+  return lines;
 }
 
 /** The task's environment is its own: one per workflow (a retry or a batch re-run starts a new one). */

@@ -21,6 +21,7 @@ import { commandActivities, fileActivities, modelActivities } from '../common/ac
 import { hostLostQuestion, onHost, type HostWait } from '../common/host-wait.js';
 import { hostIdOf } from '../../shared/host-queue.js';
 import { approveCommand } from './approval.js';
+import { commandAccess, describeEnvironment, hasHostEnvironment, prepareTaskEnvironment, stopTaskEnvironment } from './task-environment.js';
 import { BlockerDesk, type BlockerSpec } from '../common/blocker-desk.js';
 import { measure, SUMMARY_SYSTEM, transcript, type ConversationSize } from './compaction.js';
 import { compactIfNeeded } from './compactor.js';
@@ -155,9 +156,23 @@ export class TaskRun implements PolicyHost {
         (await onHost(this.hostWait(hostId), describe, (limit) =>
           fileActivities.describeWorkspace.executeWithOptions({ taskQueue: hostQueue, summary: describe, ...limit }, [workspace]),
         ));
+      if (this.state.project.environmentConfigured && applies('taskEnvironment')) {
+        const environment = await prepareTaskEnvironment(
+          this.input,
+          this.state.binding,
+          this.hostWait(hostId),
+          (spec) => this.askHuman(spec),
+          (message) => this.fail('setup_failed', ErrorType.TaskFailed, message),
+        );
+        this.state.environment = environment;
+        this.state.project = {
+          ...this.state.project,
+          environment: { network: environment.network, notes: describeEnvironment(environment) },
+        };
+      }
       if (applies('truthfulProjectView')) {
         const survey = `survey the sandbox on ${hostId}`;
-        const access = { network: this.input.network, env: this.input.env };
+        const access = commandAccess(this.input, this.state.environment);
         const sandbox = await onHost(this.hostWait(hostId), survey, (limit) =>
           commandActivities.surveySandbox.executeWithOptions({ taskQueue: hostQueue, summary: survey, ...limit }, [{ workspace, access }]),
         );
@@ -184,7 +199,7 @@ export class TaskRun implements PolicyHost {
     return {
       workspace: binding.workspace,
       hostQueue: binding.hostQueue,
-      access: { network: this.input.network, env: this.input.env },
+      access: commandAccess(this.input, this.state.environment),
       ...(knownFailures.length ? { knownFailures } : {}),
       hostWait: this.hostWait(binding.hostId),
     };
@@ -423,6 +438,7 @@ export class TaskRun implements PolicyHost {
     if (applies('finalQuestionsAfterGates')) noteOpenQuestions(this.state, openQuestionsIn(text));
     this.guards.passed();
     await this.trail.finish(`${this.input.title}\n\n${text}`, true);
+    await this.endEnvironment();
     return this.complete(text);
   }
 
@@ -483,7 +499,19 @@ export class TaskRun implements PolicyHost {
     } catch (error) {
       log.warn("the task's worktree was left in place", { error: String(error) });
     }
+    await this.endEnvironment();
     this.publish();
+  }
+
+  /** The task's services and network namespace end with it; a host that is gone took them with it. */
+  private async endEnvironment(): Promise<void> {
+    const { environment, binding } = this.state;
+    if (!binding || !hasHostEnvironment(this.input, environment) || !applies('taskEnvironment')) return;
+    try {
+      await stopTaskEnvironment(binding, this.hostWait(binding.hostId));
+    } catch (error) {
+      log.warn("the task's services could not be stopped", { error: String(error) });
+    }
   }
 
   settle(status: TaskStatus): void {
