@@ -33,7 +33,8 @@ async function start(): Promise<void> {
   const server = await startDevServer({ port, uiPort, dbFile, stdio: 'inherit', temporalCliPath, uiCodecEndpoint: codec?.url });
   console.error(`codeloop: Temporal at ${server.address}, Web UI at ${server.uiUrl}${codec ? ` (payloads decoded by ${codec.url})` : ''}`);
   try {
-    await runWorker({ ...process.env, TEMPORAL_ADDRESS: server.address });
+    // The worker sees an address now, so it is told the store outright: the CLI, with no address, uses the same one.
+    await runWorker({ ...process.env, TEMPORAL_ADDRESS: server.address, CODELOOP_PAYLOAD_STORE: config.payloads.store ?? 'off' });
   } finally {
     await server.stop();
     await codec?.close();

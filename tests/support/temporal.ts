@@ -38,6 +38,8 @@ export const modelEnv = (fake: FakeMessagesApi, extra: NodeJS.ProcessEnv = {}): 
   ANTHROPIC_API_KEY: fake.apiKey,
   ANTHROPIC_BASE_URL: fake.url,
   CODELOOP_MODEL: 'claude-test',
+  // Workers here run against the run's shared server, as a worker given TEMPORAL_ADDRESS does.
+  TEMPORAL_ADDRESS: inject('temporalAddress'),
   ...extra,
 });
 
