@@ -193,9 +193,9 @@ export interface ModelConfig {
 }
 
 /**
- * Large payloads in a store (history holds references), and payloads encrypted. The embedded setup (no
- * `TEMPORAL_ADDRESS`: `npm start`'s server, and the worker and CLI beside it) keeps payloads in `file` under the data
- * directory by default; against any other server both are off unless set.
+ * Large payloads in a store (history holds references), and payloads encrypted. The embedded setup (`npm start`'s
+ * server, and the worker and CLI beside it: no `TEMPORAL_ADDRESS`, or loopback at `CODELOOP_TEMPORAL_PORT`) keeps
+ * payloads in `file` under the data directory by default; against any other server both are off unless set.
  */
 export interface PayloadConfig {
   /** `CODELOOP_PAYLOAD_STORE`, resolved: `file:///abs/dir` or a PostgreSQL URL; `off` leaves it unset. */
@@ -295,7 +295,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Codel
       models: { default: variables.CODELOOP_MODEL, planning: variables.CODELOOP_MODEL_PLANNING, summary: variables.CODELOOP_MODEL_SUMMARY },
     },
     payloads: {
-      ...payloadStore(variables.CODELOOP_PAYLOAD_STORE, variables.CODELOOP_DATA_DIR, variables.TEMPORAL_ADDRESS !== undefined),
+      ...payloadStore(
+        variables.CODELOOP_PAYLOAD_STORE,
+        variables.CODELOOP_DATA_DIR,
+        isEmbeddedServer(variables.TEMPORAL_ADDRESS, variables.CODELOOP_TEMPORAL_PORT),
+      ),
       encrypted: variables.CODELOOP_PAYLOAD_KEYS !== undefined || variables.CODELOOP_PAYLOAD_KEYS_FILE !== undefined,
     },
     cli: { uiUrl: variables.CODELOOP_UI_URL },
@@ -319,12 +323,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Codel
 }
 
 /** The payload store: as set, or, for the embedded setup, `file` under the data directory (see `PayloadConfig`). */
-function payloadStore(setting: string | undefined, dataDir: string, addressSet: boolean): Pick<PayloadConfig, 'store' | 'storeByDefault'> {
+function payloadStore(setting: string | undefined, dataDir: string, embedded: boolean): Pick<PayloadConfig, 'store' | 'storeByDefault'> {
   const file = `file://${path.join(dataDir, 'payloads')}`;
   if (setting === 'off') return { store: undefined };
   if (setting === 'file') return { store: file };
   if (setting !== undefined) return { store: setting };
-  return addressSet ? { store: undefined } : { store: file, storeByDefault: true };
+  return embedded ? { store: file, storeByDefault: true } : { store: undefined };
+}
+
+const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/**
+ * Whether the server is `npm start`'s own: no `TEMPORAL_ADDRESS`, or one naming loopback at `CODELOOP_TEMPORAL_PORT`
+ * (a CLI pointed at an embedded server on another port sets both, and must share its store to read its payloads).
+ */
+function isEmbeddedServer(address: string | undefined, embeddedPort: number): boolean {
+  if (address === undefined) return true;
+  const separator = address.lastIndexOf(':');
+  return separator > 0 && LOOPBACK_NAMES.has(address.slice(0, separator)) && Number(address.slice(separator + 1)) === embeddedPort;
 }
 
 /** `CODELOOP_PAYLOAD_KEYS`, or the file `CODELOOP_PAYLOAD_KEYS_FILE` names; `undefined` when payloads are not encrypted. */

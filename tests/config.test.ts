@@ -282,3 +282,13 @@ test('CODELOOP_PAYLOAD_KEYS_FILE: keys from a mounted file, one per line; an unr
     'CODELOOP_PAYLOAD_KEYS and CODELOOP_PAYLOAD_KEYS_FILE are both set; set one',
   );
 });
+
+test("the embedded server's address keeps the embedded store; any other server has none unless set", () => {
+  const store = (env: NodeJS.ProcessEnv) => loadConfig({ CODELOOP_DATA_DIR: '/srv/codeloop', ...env }).payloads.store;
+  expect(store({})).toBe('file:///srv/codeloop/payloads');
+  expect(store({ TEMPORAL_ADDRESS: '127.0.0.1:7233' })).toBe('file:///srv/codeloop/payloads');
+  expect(store({ TEMPORAL_ADDRESS: 'localhost:7391', CODELOOP_TEMPORAL_PORT: '7391' })).toBe('file:///srv/codeloop/payloads');
+  expect(store({ TEMPORAL_ADDRESS: '127.0.0.1:7391' })).toBeUndefined();
+  expect(store({ TEMPORAL_ADDRESS: 'temporal.internal:7233' })).toBeUndefined();
+  expect(store({ TEMPORAL_ADDRESS: 'temporal.internal:7233', CODELOOP_PAYLOAD_STORE: 'file' })).toBe('file:///srv/codeloop/payloads');
+});
