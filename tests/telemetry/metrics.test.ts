@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { answerBlockerSignal } from '../../src/shared/messages.js';
 import { METRICS } from '../../src/shared/metrics.js';
@@ -48,7 +49,7 @@ test("the worker's /metrics counts a task's iterations, spend, tools, refusals, 
     async () => worker.output(),
     (output) => output.includes(`Prometheus metrics on http://${address}/metrics`),
     'no metrics line',
-    { timeoutMs: 5_000 },
+    { timeoutMs: 30_000 },
   );
   const workspace = makeWorkspace({
     'app.py': 'x = 1\n',
@@ -125,6 +126,37 @@ test("the worker's /metrics counts a task's iterations, spend, tools, refusals, 
   expect(total(after, 'temporal_activity_execution_latency_count', { activity_type: 'callModel' })).toBe(fake.requests.length);
   expect(fake.problems).toEqual([]);
 });
+
+test("a host the task's network list does not name: the command's output names the refusal, and /metrics counts it", async () => {
+  const listed = createServer((_request, response) => response.end('listed\n'));
+  await new Promise<void>((resolve) => listed.listen(0, '127.0.0.2', resolve));
+  const port = (listed.address() as { port: number }).port;
+  const fetchFrom = (host: string) =>
+    `python3 -c "import urllib.request\ntry: print(urllib.request.urlopen('http://${host}:${port}/', timeout=5).read().decode().strip())\nexcept Exception as e: print('failed:', e)"`;
+  fake.setResponder(
+    byTurn([
+      call('run_command', { command: fetchFrom('127.0.0.2') }),
+      call('run_command', { command: fetchFrom('127.0.0.3') }),
+      { text: 'done' },
+    ]),
+  );
+  const before = fake.requests.length;
+  try {
+    const handle = await temporal.client.workflow.start<typeof agentTaskWorkflow>('agentTaskWorkflow', {
+      args: [{ description: 'fetch', workspace: makeWorkspace({ 'a.txt': 'a\n' }), network: [`127.0.0.2:${port}`] }],
+      taskQueue,
+      workflowId: uniqueName('metrics-network'),
+    });
+    expect((await handle.result()).status).toBe('completed');
+  } finally {
+    listed.close();
+  }
+  const results = fake.requests.slice(before + 1).map((request) => JSON.stringify(request.body.messages.at(-1)));
+  expect(results[0]).toContain('listed');
+  expect(results[1]).toContain(`the network refused 127.0.0.3:${port}: not on this task's network list`);
+  const after = await scrapeUntil((samples) => total(samples, METRICS.sandboxRefusals.name, { reason: 'network_host_not_allowed' }) > 0);
+  expect(total(after, METRICS.sandboxRefusals.name, { reason: 'network_host_not_allowed' })).toBe(1);
+}, 60_000);
 
 /** Scrapes until `ready` holds: a workflow's figures land when its worker finishes the workflow task. */
 function scrapeUntil(ready: (samples: Sample[]) => boolean): Promise<Sample[]> {

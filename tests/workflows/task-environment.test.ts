@@ -6,6 +6,7 @@ import type { TaskResult } from '../../src/shared/task-state.js';
 import { answerBlockerSignal } from '../../src/shared/messages.js';
 import { byTask, byTurn, type RecordedRequest } from '../support/fake-messages-api.js';
 import { waitForBlockers } from '../support/blockers.js';
+import { recordHistory } from '../support/record-history.js';
 import { useTaskHarness } from '../support/task-harness.js';
 import { fileOnBranch, makeGitRepo } from '../support/workspace.js';
 
@@ -73,6 +74,7 @@ test('setup, a named file and a service before the first turn; a failing setup a
   await handle.signal(answerBlockerSignal, { answer: 'retry' });
   const result = (await handle.result()) as TaskResult;
   expect(result.status).toBe('completed');
+  await recordHistory('task-environment-setup-retry', handle);
 
   const requests = harness.fake.requests.slice(before);
   const system = JSON.stringify(requests[0].body.system);
