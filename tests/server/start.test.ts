@@ -24,9 +24,11 @@ beforeAll(async () => (fake = await startFakeMessagesApi()));
 afterAll(async () => fake?.close());
 
 async function npmStart(env: NodeJS.ProcessEnv, ready: string): Promise<Started> {
-  const { TEMPORAL_ADDRESS: _ignored, ...inherited } = process.env;
+  // npm start runs its own server unless TEMPORAL_ADDRESS names another: it is set only where a test sets it.
+  const { TEMPORAL_ADDRESS: _inherited, ...inherited } = process.env;
+  const { TEMPORAL_ADDRESS: _shared, ...model } = modelEnv(fake);
   const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/server/start.ts')], {
-    env: { ...inherited, CODELOOP_WORKFLOW_BUNDLE: inject('workflowBundlePath'), ...modelEnv(fake), ...env },
+    env: { ...inherited, CODELOOP_WORKFLOW_BUNDLE: inject('workflowBundlePath'), ...model, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -82,6 +84,7 @@ test('npm start: server, Web UI and worker in one command; Ctrl-C stops both; a 
   const address = `127.0.0.1:${port}`;
 
   const first = await npmStart(env, 'codeloop worker on');
+  expect(first.output()).toContain(`large payloads are kept in file://${path.join(env.CODELOOP_DATA_DIR, 'payloads')}`);
   const workflowId = await runTask(address, 'codeloop');
   expect((await fetch(`http://127.0.0.1:${uiPort}/`)).status).toBe(200);
   const connection = await Connection.connect({ address });
