@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import { loadSuite } from '../src/eval/load-suite.js';
-import { recordingFile } from '../src/eval/recording.js';
+import { recordingFile } from '../src/activities/model-recording.js';
 import { renderResults } from '../src/eval/table.js';
 import { startDevServer } from '../src/server/dev-server.js';
 import { createWorkerLogger } from '../src/worker-logger.js';

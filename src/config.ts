@@ -1,11 +1,12 @@
-import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import type { SandboxMode } from './shared/command-access.js';
 import type { ModelPurpose } from './shared/conversation.js';
+import { ConfigError } from './config-error.js';
 import { Keyring } from './payloads/keyring.js';
+import { readKeyFile, type PayloadConfig } from './payloads/payload-config.js';
 import { projectRoot } from './project-root.js';
 import { DEFAULT_MODEL, DEFAULT_PLANNING_MODEL, DEFAULT_SUMMARY_MODEL, DEFAULT_TASK_QUEUE } from './shared/constants.js';
 
@@ -16,8 +17,8 @@ export const DEFAULT_TEMPORAL_ADDRESS = '127.0.0.1:7233';
 export const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-/** A value codeloop cannot use: one line naming each variable, what it must be and what it was, for an entry point to print. */
-export class ConfigError extends Error {}
+export { ConfigError } from './config-error.js';
+export { readPayloadKeys, type PayloadConfig } from './payloads/payload-config.js';
 
 /** What a refused value is told: the shape it must have, an example, and what it was. The variable's name goes first. */
 const must = (what: string) => ({ error: (issue: { input?: unknown }) => `must be ${what}; got ${JSON.stringify(issue.input)}` });
@@ -192,20 +193,6 @@ export interface ModelConfig {
   models: Record<ModelPurpose, string>;
 }
 
-/**
- * Large payloads in a store (history holds references), and payloads encrypted. The embedded setup (`npm start`'s
- * server, and the worker and CLI beside it: no `TEMPORAL_ADDRESS`, or loopback at `CODELOOP_TEMPORAL_PORT`) keeps
- * payloads in `file` under the data directory by default; against any other server both are off unless set.
- */
-export interface PayloadConfig {
-  /** `CODELOOP_PAYLOAD_STORE`, resolved: `file:///abs/dir` or a PostgreSQL URL; `off` leaves it unset. */
-  store?: string;
-  /** Whether `store` is the embedded setup's default rather than set. */
-  storeByDefault?: boolean;
-  /** Whether keys are set (`CODELOOP_PAYLOAD_KEYS` or `_FILE`); the keys are read by `readPayloadKeys`, never kept here. */
-  encrypted: boolean;
-}
-
 export interface CliConfig {
   /**
    * `CODELOOP_UI_URL`, without a trailing slash: the Web UI the CLI's links point to. Unset, the CLI finds the UI of
@@ -342,21 +329,6 @@ function isEmbeddedServer(address: string | undefined, embeddedPort: number): bo
   const separator = address.lastIndexOf(':');
   return separator > 0 && LOOPBACK_NAMES.has(address.slice(0, separator)) && Number(address.slice(separator + 1)) === embeddedPort;
 }
-
-/** `CODELOOP_PAYLOAD_KEYS`, or the file `CODELOOP_PAYLOAD_KEYS_FILE` names; `undefined` when payloads are not encrypted. */
-export function readPayloadKeys(env: NodeJS.ProcessEnv = process.env): Keyring | undefined {
-  if (env.CODELOOP_PAYLOAD_KEYS && env.CODELOOP_PAYLOAD_KEYS_FILE)
-    throw new ConfigError('CODELOOP_PAYLOAD_KEYS and CODELOOP_PAYLOAD_KEYS_FILE are both set; set one');
-  if (env.CODELOOP_PAYLOAD_KEYS_FILE) return Keyring.parse(readKeyFile(env.CODELOOP_PAYLOAD_KEYS_FILE));
-  const text = env.CODELOOP_PAYLOAD_KEYS;
-  return text ? Keyring.parse(text) : undefined;
-}
-
-const readKeyFile = (file: string) =>
-  readFileSync(file, 'utf8')
-    .split(/[\s,]+/)
-    .filter(Boolean)
-    .join(',');
 
 function keyFileProblem(file: string): string | undefined {
   try {

@@ -5,7 +5,7 @@ import { createSearchEngine, type SearchEngine } from './activities/tools/index.
 import { createActivityShell } from './activities/process/activity-shell.js';
 import { createSandbox, type Sandbox } from './activities/process/sandbox.js';
 import { loadConfig, readModelCredentials, type CodeloopConfig, type ModelCredentials } from './config.js';
-import { createExchangeRecorder } from './eval/recording.js';
+import { createExchangeRecorder } from './activities/model-recording.js';
 import { payloadCodecsFor } from './payloads/codecs.js';
 import { hostQueueFor } from './shared/host-queue.js';
 import { workflowBundlerOptions } from './workflow-bundle.js';

@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from 'vitest';
 
@@ -27,6 +28,79 @@ function importsOf(file: string): string[] {
 
 const graph = new Map(sourceFiles(src).map((file) => [file, importsOf(file)]));
 const name = (file: string) => path.relative(src, file);
+
+/**
+ * The layers, lowest first. A module may import its own layer and those below, never one above: the wire contract
+ * and plain helpers at the bottom, then configuration, the activities, the workflows, the worker's assembly, the
+ * tools built on it (eval, cluster), and the entry points (the CLI, `npm start`) on top.
+ */
+const LAYERS: readonly (readonly string[])[] = [
+  ['shared', 'text', 'config-error'],
+  ['payloads', 'shell', 'project-root', 'lanes'],
+  ['config'],
+  ['connection', 'worker-logger', 'activities', 'reads'],
+  ['workflows', 'telemetry', 'workflow-bundle'],
+  ['create-workers'],
+  ['eval', 'cluster'],
+  ['worker'],
+  ['client', 'server'],
+];
+
+/** A module's place: its top-level directory under src/, or its own name for a file there. */
+const placeOf = (root: string, file: string) => path.relative(root, file).split(path.sep)[0].replace(/\.ts$/, '');
+const layerOf = (place: string) => LAYERS.findIndex((layer) => layer.includes(place));
+
+/** Every import that reaches up a layer, and every module in no layer, under `root` (a src/ tree). */
+function layerViolations(root: string): string[] {
+  const files = sourceFiles(root);
+  const unplaced = [...new Set(files.map((file) => placeOf(root, file)))]
+    .filter((place) => layerOf(place) < 0)
+    .map((place) => `${place}: in no layer`);
+  const upward = files.flatMap((file) =>
+    importsOf(file)
+      .filter((target) => layerOf(placeOf(root, target)) > layerOf(placeOf(root, file)))
+      .map((target) => `${path.relative(root, file)} → ${path.relative(root, target)}`),
+  );
+  return [...unplaced, ...upward];
+}
+
+/** Imports of an SDK's internals (`@temporalio/<package>/lib/…`) in workflow code under `root`: they move between releases. */
+function sdkInternalImports(root: string): string[] {
+  return sourceFiles(path.join(root, 'workflows')).flatMap((file) =>
+    [...readFileSync(file, 'utf8').matchAll(/from\s*['"](@temporalio\/[^/'"]+\/[^'"]+)['"]/g)].map(
+      (match) => `${path.relative(root, file)} → ${match[1]}`,
+    ),
+  );
+}
+
+/** A throwaway src/ tree holding the given files, for showing that the checks catch what they look for. */
+function plantedTree(files: Record<string, string>): string {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'codeloop-layers-'));
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+    writeFileSync(path.join(root, file), text);
+  }
+  return root;
+}
+
+test('src/ is layered: nothing imports a layer above its own', () => {
+  expect(layerViolations(src)).toEqual([]);
+});
+
+test('workflow code imports no SDK internals', () => {
+  expect(sdkInternalImports(src)).toEqual([]);
+});
+
+test('the layer and SDK checks catch a planted upward import and a planted SDK-internal import', () => {
+  const root = plantedTree({
+    'client/output.ts': 'export const x = 1;\n',
+    'eval/table.ts': "import { x } from '../client/output.js';\nexport const y = x;\n",
+    'stray/thing.ts': 'export const z = 1;\n',
+    'workflows/task/policies.ts': "import { msToNumber } from '@temporalio/common/lib/time.js';\nexport const t = msToNumber;\n",
+  });
+  expect(layerViolations(root)).toEqual(['stray: in no layer', 'eval/table.ts → client/output.ts']);
+  expect(sdkInternalImports(root)).toEqual(['workflows/task/policies.ts → @temporalio/common/lib/time.js']);
+});
 
 test('src/ has no import cycles', () => {
   const cycles: string[] = [];

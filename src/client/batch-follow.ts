@@ -1,5 +1,6 @@
 import type { BatchTaskState } from '../shared/batch-state.js';
-import { emit, formatDuration, type OutputOptions } from './output.js';
+import { emit, type OutputOptions } from './output.js';
+import { formatDuration } from '../text/format.js';
 import { pause, Progress } from './progress.js';
 import { withClient } from './session.js';
 import { renderBatchView, viewBatch, type BatchView } from './batch-view.js';

@@ -3,8 +3,8 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { BatchResult, BatchStateSnapshot, BatchTaskState } from '../shared/batch-state.js';
 import { totalTokens } from '../shared/conversation.js';
 import { getBatchStateQuery } from '../shared/messages.js';
-import { formatCount } from '../text/format.js';
-import { CliError, formatDuration } from './output.js';
+import { formatCount, formatDuration } from '../text/format.js';
+import { CliError } from './output.js';
 import { queryOrUndefined } from './session.js';
 
 export interface BatchView {

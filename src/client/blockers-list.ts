@@ -1,7 +1,8 @@
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import type { Blocker } from '../shared/blockers.js';
 import { SEARCH_ATTRIBUTES } from '../shared/constants.js';
-import { emit, formatDuration, type OutputOptions } from './output.js';
+import { emit, type OutputOptions } from './output.js';
+import { formatDuration } from '../text/format.js';
 import { onTaskQueue, queryOrUndefined, readEachWorkflow, viewedTaskQueue, withClient } from './session.js';
 import { getBatchStateQuery } from '../shared/messages.js';
 import { queryState } from './task-view.js';

@@ -10,8 +10,8 @@ import type { TaskResult } from '../shared/task-state.js';
 import { getBatchStateQuery, getPlanStateQuery } from '../shared/messages.js';
 import { describeSpendByPurpose, sumSpendByPurpose, type SpendByPurpose } from '../shared/models.js';
 import type { PlanResult } from '../shared/plan-state.js';
-import { formatCount } from '../text/format.js';
-import { CliError, emit, formatDuration, type OutputOptions } from './output.js';
+import { formatCount, formatDuration } from '../text/format.js';
+import { CliError, emit, type OutputOptions } from './output.js';
 import { onTaskQueue, queryOrUndefined, readEachWorkflow, viewedTaskQueue, withClient } from './session.js';
 import { queryState } from './task-view.js';
 

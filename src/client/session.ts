@@ -1,10 +1,11 @@
 import type { Client, WorkflowExecutionInfo, WorkflowHandle } from '@temporalio/client';
-import type { QueryDefinition } from '@temporalio/common';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow/index.js';
 import { loadConfig, type CodeloopConfig } from '../config.js';
 import { connectClient } from '../connection.js';
 import { mapInLanes } from '../lanes.js';
 import { payloadCodecsFor } from '../payloads/codecs.js';
+
+export { queryOrUndefined } from '../reads/task-reads.js';
 
 /** Runs a command body with a connected client and always closes the connection. */
 export async function withClient<T>(body: (client: Client, namespace: string) => Promise<T>): Promise<T> {
@@ -63,18 +64,4 @@ export async function startInputOf<T>(client: Client, handle: WorkflowHandle): P
   const history = await handle.fetchHistory();
   const payloads = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads;
   return decodeFromPayloadsAtIndex<T>(client.options.loadedDataConverter, 0, payloads);
-}
-
-const QUERY_DEADLINE_MS = 10_000;
-
-/**
- * A workflow query that gives up after 10 s: a closed workflow's query needs a worker to replay it, and none may be
- * running. `undefined` then, so callers can fall back to what the server knows.
- */
-export async function queryOrUndefined<T>(client: Client, handle: WorkflowHandle, query: QueryDefinition<T, []>): Promise<T | undefined> {
-  try {
-    return await client.connection.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => handle.query(query));
-  } catch {
-    return undefined;
-  }
 }

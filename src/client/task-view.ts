@@ -1,13 +1,13 @@
 import { describeSpendByPurpose } from '../shared/models.js';
-import { WorkflowFailedError, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { gateVerdict, verificationReasons, type GateResult } from '../shared/gates.js';
 import type { TaskGit } from '../shared/git-trail.js';
 import type { TaskResult, TaskStateSnapshot } from '../shared/task-state.js';
-import { getStateQuery } from '../shared/messages.js';
-import { formatCount } from '../text/format.js';
-import { CliError, formatDuration } from './output.js';
-import { queryOrUndefined } from './session.js';
+import { formatCount, formatDuration } from '../text/format.js';
+import { CliError } from './output.js';
+import { queryState, settledResult } from '../reads/task-reads.js';
+
+export { queryState, settledResult } from '../reads/task-reads.js';
 
 /** Where a task stands, from the workflow's own `getState` when a worker can answer, else from the server. */
 export interface TaskView {
@@ -30,28 +30,6 @@ export async function viewTask(client: Client, workflowId: string): Promise<Task
   if (execution !== 'RUNNING') Object.assign(view, await settledResult(handle));
   view.state = await queryState(client, handle);
   return view;
-}
-
-/** A task's `getState`, or `undefined` when no worker answers in time. */
-export const queryState = (client: Client, handle: WorkflowHandle): Promise<TaskStateSnapshot | undefined> =>
-  queryOrUndefined(client, handle, getStateQuery);
-
-/** A closed task's result, or why it failed (with the figures its failure carries); waits while it runs. */
-export async function settledResult(handle: WorkflowHandle): Promise<Pick<TaskView, 'result' | 'failure'>> {
-  try {
-    return { result: (await handle.result()) as TaskResult };
-  } catch (error) {
-    if (!(error instanceof WorkflowFailedError)) return { failure: String((error as Error).message ?? error) };
-    const cause = error.cause;
-    const details = cause instanceof ApplicationFailure ? (cause.details?.[0] as TaskResult | undefined) : undefined;
-    return { result: details, failure: describeFailure(cause) };
-  }
-}
-
-function describeFailure(cause: Error | undefined): string {
-  const messages: string[] = [];
-  for (let error: any = cause; error; error = error.cause) if (error.message) messages.push(error.message);
-  return messages.join(': ') || 'failed';
 }
 
 export function renderTaskView(view: TaskView): string {

@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { findExecutable } from '../activities/process/find-executable.js';
-import { formatDuration } from '../client/output.js';
+import { formatDuration } from '../text/format.js';
 import {
   clusterToolsDir,
   findClusterTools,

@@ -1,5 +1,4 @@
-import { formatDuration } from '../client/output.js';
-import { formatCount } from '../text/format.js';
+import { formatCount, formatDuration } from '../text/format.js';
 import { mean, sum, type EvalResults, type RunRecord } from './results.js';
 
 /** Columns padded to their widest cell; numbers (`right`) aligned on the right, the way `ls -l` and `df` print. */

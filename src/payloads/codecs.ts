@@ -1,6 +1,6 @@
 import type { DataConverter, PayloadCodec } from '@temporalio/common';
 import { fileURLToPath } from 'node:url';
-import { readPayloadKeys, type PayloadConfig } from '../config.js';
+import { readPayloadKeys, type PayloadConfig } from './payload-config.js';
 import type { BlobStore } from './blob-store.js';
 import { EncryptionCodec } from './encryption-codec.js';
 import { FileBlobStore } from './file-blob-store.js';

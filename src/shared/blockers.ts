@@ -83,6 +83,15 @@ export const DurationSchema = builtOnce('blockers/DurationSchema', () =>
   z.string().regex(/^\d+(\.\d+)?(ms|s|m|h|d|w)$/, 'must be a duration like 30m, 12h or 7d'),
 );
 
+const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
+
+/** A duration in the form `DurationSchema` accepts, in milliseconds. */
+export function durationMs(duration: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d|w)$/.exec(duration);
+  if (!match) throw new TypeError(`not a duration like 30m, 12h or 7d: ${duration}`);
+  return Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
+}
+
 /** Words that answer an approval blocker. Anything else is treated as a denial with guidance. */
 export const APPROVE_WORDS = /^\s*(approve|approved|yes|y|ok|allow|go ahead)\s*[.!]?\s*$/i;
 export const STOP_WORDS = /^\s*(stop|fail|abort|cancel|give up)\s*[.!]?\s*$/i;

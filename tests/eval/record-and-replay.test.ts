@@ -1,7 +1,8 @@
 import { appendFileSync, cpSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, inject, test } from 'vitest';
-import { readRecording, recordingFile } from '../../src/eval/recording.js';
+import { recordingFile } from '../../src/activities/model-recording.js';
+import { readRecording } from '../../src/eval/recording.js';
 import { replaySuite } from '../../src/eval/replay-suite.js';
 import type { EvalResults } from '../../src/eval/results.js';
 import { scriptedSessions } from '../../evals/scripted/index.js';

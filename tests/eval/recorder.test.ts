@@ -3,7 +3,8 @@ import path from 'node:path';
 import { afterAll, expect, test } from 'vitest';
 import type { ModelExchange } from '../../src/activities/model.js';
 import { loadConfig } from '../../src/config.js';
-import { createExchangeRecorder, readRecording, recordingFile } from '../../src/eval/recording.js';
+import { createExchangeRecorder, recordingFile } from '../../src/activities/model-recording.js';
+import { readRecording } from '../../src/eval/recording.js';
 import { scratchDir } from '../support/eval.js';
 
 const root = scratchDir('recorder');

@@ -1,7 +1,7 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
-import { msToNumber } from '@temporalio/common/lib/time.js';
 import { sleep, workflowInfo } from '@temporalio/workflow';
 import type { BatchInput } from '../../shared/batch-input.js';
+import { durationMs } from '../../shared/blockers.js';
 import { SCHEDULED_BATCH_DEADLINE } from '../../shared/constants.js';
 import { applies } from '../common/patches.js';
 import { workflowNow } from '../common/workflow-time.js';
@@ -21,7 +21,7 @@ export function deadlineOf(input: BatchInput): string | undefined {
 export function deadlineAt(input: BatchInput, startedAt: number): number | undefined {
   const deadline = deadlineOf(input);
   if (deadline === undefined || !applies('batchDeadline')) return undefined;
-  return startedAt + msToNumber(deadline as Parameters<typeof msToNumber>[0]);
+  return startedAt + durationMs(deadline);
 }
 
 /** One timer per run for the whole deadline, rather than one per wait of the main loop. */

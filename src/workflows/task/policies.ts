@@ -1,6 +1,5 @@
-import { msToNumber } from '@temporalio/common/lib/time.js';
 import { log } from '@temporalio/workflow';
-import { STOP_WORDS } from '../../shared/blockers.js';
+import { durationMs, STOP_WORDS } from '../../shared/blockers.js';
 import { DEFAULT_MODEL } from '../../shared/constants.js';
 import { ErrorType } from '../../shared/errors.js';
 import type { TaskInput } from '../../shared/task-input.js';
@@ -70,7 +69,7 @@ export async function askForMoreIterations(host: PolicyHost): Promise<void> {
 
 /** How long the task may go without a successful tool call before it counts as stalled. */
 export function stallMs(input: TaskInput): number {
-  return msToNumber(input.stallTimeout);
+  return durationMs(input.stallTimeout);
 }
 
 /** Whether the stall watch has run out since the last progress. */
