@@ -79,7 +79,14 @@ export async function withWorkers<T>(
     taskQueue,
     hostId: 'bench',
     workflowBundlePath: bundlePath,
-    env: { ANTHROPIC_API_KEY: fake.apiKey, ANTHROPIC_BASE_URL: fake.url, CODELOOP_MODEL: 'bench-model', ...extraEnv },
+    // Payloads inline unless a bench sets a store: the bench's own client reads results without codecs.
+    env: {
+      ANTHROPIC_API_KEY: fake.apiKey,
+      ANTHROPIC_BASE_URL: fake.url,
+      CODELOOP_MODEL: 'bench-model',
+      CODELOOP_PAYLOAD_STORE: 'off',
+      ...extraEnv,
+    },
   });
   const running = workers.run();
   try {

@@ -42,6 +42,8 @@ export async function runScriptedEval(options: {
       ANTHROPIC_API_KEY: fake.apiKey,
       ANTHROPIC_BASE_URL: fake.url,
       CODELOOP_MODEL: SCRIPTED_MODEL,
+      // Its server is not npm start's, and the eval's client reads results without codecs.
+      CODELOOP_PAYLOAD_STORE: 'off',
       ...(options.recordDir ? { CODELOOP_RECORD: options.recordDir } : {}),
     },
   });
