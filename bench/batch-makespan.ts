@@ -24,8 +24,14 @@ export function randomDag(count: number, seed = 42) {
   });
 }
 
-/** One batch run's figures, as table rows in a fixed order. */
-type Figures = { rows: [string, string][]; status: string };
+/** One batch run's figures, as table rows in a fixed order, and the two the floor comparison uses. */
+export type Figures = {
+  rows: [string, string][];
+  status: string;
+  makespanMs: number;
+  /** Last dependency finished → dependent started, for dependents that became ready with a slot free (ms). */
+  handOffMs: number[];
+};
 
 /**
  * Batch scheduling: a 200-task random DAG with an instant scripted model and 16 in parallel. Makespan against the
@@ -76,7 +82,7 @@ became ready while every slot was taken. Merge activity times come from the batc
   console.log(markdown);
 }
 
-async function measureBatch(env: BenchEnv, bundlePath: string): Promise<Figures> {
+export async function measureBatch(env: BenchEnv, bundlePath: string, parallel = PARALLEL): Promise<Figures> {
   const fake = await startFakeMessagesApi();
   fake.setResponder(() => ({ text: 'done' }));
   const taskQueue = `bench-batch-${randomUUID().slice(0, 8)}`;
@@ -93,7 +99,7 @@ async function measureBatch(env: BenchEnv, bundlePath: string): Promise<Figures>
         const handle = await env.client.workflow.start<typeof batchConductorWorkflow>('batchConductorWorkflow', {
           taskQueue,
           workflowId: `${taskQueue}-batch`,
-          args: [{ workspace: makeGitRepo(), tasks, maxParallel: PARALLEL }],
+          args: [{ workspace: makeGitRepo(), tasks, maxParallel: parallel }],
         });
         result = await handle.result();
         states = (await handle.query(getBatchStateQuery)).tasks;
@@ -108,7 +114,7 @@ async function measureBatch(env: BenchEnv, bundlePath: string): Promise<Figures>
   const duration = (id: string) => byId.get(id)!.endedAt! - byId.get(id)!.startedAt!;
   const total = states.reduce((sum, state) => sum + duration(state.id), 0);
   const path = criticalPath(states, duration);
-  const lowerBound = Math.max(path.durationMs, total / PARALLEL);
+  const lowerBound = Math.max(path.durationMs, total / parallel);
   // A task holds one of the batch's slots from when the batch asks for its child (its worktree cut) until it is merged.
   const slotTakenAt = (state: (typeof states)[number]) => merges.moments.get(state.id)?.startAsked ?? state.startedAt!;
   const running = (at: number) => states.filter((state) => slotTakenAt(state) <= at && at < state.endedAt!).length;
@@ -130,11 +136,11 @@ async function measureBatch(env: BenchEnv, bundlePath: string): Promise<Figures>
     latencies.push({
       fromFinished: state.startedAt! - last.finishedAt!,
       fromMerged: state.startedAt! - last.endedAt!,
-      slotFree: running(last.endedAt!) < PARALLEL,
+      slotFree: running(last.endedAt!) < parallel,
     });
     const dependency = merges.moments.get(last.id) ?? {};
     const own = merges.moments.get(state.id) ?? {};
-    if (running(last.endedAt!) < PARALLEL && dependency.reported && dependency.mergeCompleted && own.startAsked && own.childStarted) {
+    if (running(last.endedAt!) < parallel && dependency.reported && dependency.mergeCompleted && own.startAsked && own.childStarted) {
       handOff.toMerge.push(dependency.mergeScheduled! - dependency.reported);
       handOff.merge.push(dependency.mergeCompleted - dependency.mergeScheduled!);
       handOff.toStart.push(own.startAsked - dependency.mergeCompleted);
@@ -153,11 +159,13 @@ async function measureBatch(env: BenchEnv, bundlePath: string): Promise<Figures>
   const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   const spread = (values: number[]) => (values.length ? `p50 ${percentile(values, 50)} ms, p95 ${percentile(values, 95)} ms` : '-');
   return {
+    makespanMs: result.makespanMs,
+    handOffMs: free.map((latency) => latency.fromFinished),
     status: `${result.status}, ${result.totals.tasks.completed}/${TASKS} completed, ${result.runs} run(s) (continue-as-new)`,
     rows: [
       ['makespan', seconds(result.makespanMs)],
       ['critical path (measured task durations)', `${seconds(path.durationMs)} over ${path.ids.length} tasks`],
-      [`total work / ${PARALLEL}`, seconds(total / PARALLEL)],
+      [`total work / ${parallel}`, seconds(total / parallel)],
       ['lower bound = max of the two', seconds(lowerBound)],
       ['makespan / lower bound (goal ≤ 1.15×)', `${(result.makespanMs / lowerBound).toFixed(2)}×`],
       ['mean task duration (child started → merged)', seconds(total / TASKS)],

@@ -132,4 +132,4 @@ export function percentile(values: number[], p: number): number {
 
 export const stamp = () => new Date().toISOString().slice(0, 16).replace('T', ' ');
 
-const silent = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: (message: string) => console.error(message) };
+export const silent = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: (message: string) => console.error(message) };

@@ -36,6 +36,7 @@ export async function benchHistorySize(env: BenchEnv): Promise<void> {
   const measured: Measured[] = [];
   for (const iterations of lengths) {
     if (iterations <= 100) measured.push(await measure(env, iterations, 'inline'));
+    if (iterations === 100) measured.push(await measure(env, iterations, "npm start's default"));
     measured.push(await measure(env, iterations, 'store'));
     measured.push(await measure(env, iterations, 'store + keys'));
   }
@@ -57,7 +58,8 @@ export async function benchHistorySize(env: BenchEnv): Promise<void> {
 (every fourth is a small edit), at several lengths, one after the other on one dev server with Temporal's default
 continue-as-new suggestion (4 MB / 4,096 events). *inline*: payloads in history as they are (the default); *store*:
 \`CODELOOP_PAYLOAD_STORE=file://…\` (payloads over 2 KB become references, their content stored once by chunk);
-*store + keys*: the same with \`CODELOOP_PAYLOAD_KEYS\` (every payload and every blob encrypted). History bytes are the
+*store + keys*: the same with \`CODELOOP_PAYLOAD_KEYS\` (every payload and every blob encrypted); *npm start's default*: no
+payload setting at all, as \`npm start\`'s worker runs (the store in its data directory, goal under 12 KB per iteration). History bytes are the
 server's own, read without codecs, over every run of the continue-as-new chain.
 
 ${table(['payloads', 'iterations', 'runs', 'events', 'history KB', 'history KB / iteration', 'largest payload KB', 'store KB', 'store KB / iteration', 'seconds'], rows)}
@@ -70,11 +72,14 @@ async function measure(env: BenchEnv, iterations: number, setting: Measured['set
   const storeDir = mkdtempSync(path.join(os.tmpdir(), 'codeloop-bench-store-'));
   const extraEnv: NodeJS.ProcessEnv =
     setting === 'inline'
-      ? {}
-      : {
-          CODELOOP_PAYLOAD_STORE: `file://${storeDir}`,
-          ...(setting === 'store + keys' ? { CODELOOP_PAYLOAD_KEYS: `bench:${randomBytes(32).toString('base64')}` } : {}),
-        };
+      ? { CODELOOP_PAYLOAD_STORE: 'off' }
+      : setting === "npm start's default"
+        ? // Nothing set, as for npm start's worker: the store is its data directory's.
+          { CODELOOP_DATA_DIR: storeDir, CODELOOP_PAYLOAD_STORE: undefined }
+        : {
+            CODELOOP_PAYLOAD_STORE: `file://${storeDir}`,
+            ...(setting === 'store + keys' ? { CODELOOP_PAYLOAD_KEYS: `bench:${randomBytes(32).toString('base64')}` } : {}),
+          };
   const payloads = payloadCodecsFor(loadConfig(extraEnv).payloads, extraEnv);
   const client = new Client({ connection: env.client.connection, dataConverter: payloads.dataConverter });
   const fake = await startFakeMessagesApi();

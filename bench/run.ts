@@ -10,6 +10,7 @@ import { benchIterationOverhead } from './iteration-overhead.js';
 import { benchPromptCache } from './prompt-cache.js';
 import { benchCompaction } from './compaction.js';
 import { benchBatchMakespan } from './batch-makespan.js';
+import { benchBatchFloor } from './batch-floor.js';
 import { benchSandboxCost } from './sandbox-cost.js';
 import { benchSurveyCost } from './survey-cost.js';
 import { benchLintPerEdit } from './lint-per-edit.js';
@@ -26,6 +27,7 @@ const benches = {
   cache: benchPromptCache,
   compaction: benchCompaction,
   batch: benchBatchMakespan,
+  'batch-floor': benchBatchFloor,
   sandbox: benchSandboxCost,
   survey: benchSurveyCost,
   lint: benchLintPerEdit,

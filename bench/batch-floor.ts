@@ -1,0 +1,88 @@
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { bundleWorkflowCode, Worker } from '@temporalio/worker';
+import { measureBatch, randomDag } from './batch-makespan.js';
+import type { floorConductorWorkflow, FloorTaskTimes } from './floor/floor-workflows.js';
+import { benchDir, percentile, silent, stamp, table, writeSection, type BenchEnv } from './harness.js';
+
+const TASKS = 200;
+const SETTINGS = [4, 16];
+
+interface Run {
+  makespanMs: number;
+  handOffMs: number[];
+}
+
+/**
+ * codeloop's batch against the floor: the same 200-task DAG at the same `maxParallel`, once through
+ * `batchConductorWorkflow` (an instant scripted model, a worktree, a commit and a merge per task) and once through a
+ * bare conductor whose children run one trivial activity (bench/floor/), on the same dev server with the SDK's
+ * default worker settings, side by side at 4 and 16. The ratios say what codeloop adds over what Temporal itself
+ * costs on this machine. Goals: makespan within 1.10x of the floor's, hand-off p95 within 1.5x.
+ */
+export async function benchBatchFloor(env: BenchEnv): Promise<void> {
+  const bundle = await bundleWorkflowCode({ workflowsPath: path.join(benchDir, 'floor', 'floor-workflows.ts'), logger: silent });
+  const rows: (string | number)[][] = [];
+  for (const parallel of SETTINGS) {
+    const floor = await runFloor(env, bundle.code, parallel);
+    const codeloop = await measureBatch(env, env.bundlePath, parallel);
+    console.error(`batch floor: maxParallel ${parallel}: floor ${floor.makespanMs} ms, codeloop ${codeloop.makespanMs} ms`);
+    const p = (run: Run, at: number) => percentile(run.handOffMs, at);
+    rows.push(
+      [
+        parallel,
+        'makespan',
+        seconds(floor.makespanMs),
+        seconds(codeloop.makespanMs),
+        ratio(codeloop.makespanMs, floor.makespanMs),
+        '≤ 1.10×',
+      ],
+      [parallel, 'hand-off p50', `${p(floor, 50)} ms`, `${p(codeloop, 50)} ms`, ratio(p(codeloop, 50), p(floor, 50)), ''],
+      [parallel, 'hand-off p95', `${p(floor, 95)} ms`, `${p(codeloop, 95)} ms`, ratio(p(codeloop, 95), p(floor, 95)), '≤ 1.5×'],
+    );
+  }
+  const markdown = `## A batch against the floor
+
+\`npm run bench -- batch-floor\`, ${stamp()}. The same ${TASKS}-task random DAG as the batch section (seed 42), at
+\`maxParallel\` ${SETTINGS.join(' and ')}, on one dev server, the floor first at each setting. *Floor*: a bare Temporal
+conductor (bench/floor/) that starts each task's child once its dependencies completed, whose child runs one
+trivial activity: no model, no git, the SDK's default worker settings, as codeloop's workers use. *codeloop*:
+\`batchConductorWorkflow\` with an instant scripted model; each task gets a worktree, a commit and a merge into the
+integration branch before its dependents start. Hand-off: a dependency's child finished → its dependent's child
+started, over dependents that became ready with a slot free.
+
+${table(['maxParallel', 'figure', 'floor', 'codeloop', 'codeloop / floor', 'goal'], rows)}
+`;
+  writeSection('51-batch-floor', markdown);
+  console.log(markdown);
+}
+
+async function runFloor(env: BenchEnv, code: string, parallel: number): Promise<Run> {
+  const taskQueue = `bench-floor-${randomUUID().slice(0, 8)}`;
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: { code },
+    activities: { trivialWork: async () => Date.now() },
+  });
+  const tasks = randomDag(TASKS).map(({ id, dependsOn }) => ({ id, dependsOn }));
+  const result = await worker.runUntil(
+    env.client.workflow.execute<typeof floorConductorWorkflow>('floorConductorWorkflow', {
+      taskQueue,
+      workflowId: `${taskQueue}-batch`,
+      args: [{ tasks, maxParallel: parallel }],
+    }),
+  );
+  const byId = new Map(result.tasks.map((times) => [times.id, times]));
+  const running = (at: number) => result.tasks.filter((times) => times.startedAt <= at && at < times.finishedAt).length;
+  const handOffMs = tasks
+    .filter((task) => task.dependsOn.length > 0)
+    .flatMap((task) => {
+      const last = task.dependsOn.map((id) => byId.get(id)!).reduce((a: FloorTaskTimes, b) => (b.finishedAt > a.finishedAt ? b : a));
+      return running(last.finishedAt) < parallel ? [byId.get(task.id)!.startedAt - last.finishedAt] : [];
+    });
+  return { makespanMs: result.makespanMs, handOffMs };
+}
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const ratio = (value: number, floor: number) => (floor > 0 ? `${(value / floor).toFixed(2)}×` : '-');
