@@ -32,10 +32,10 @@ const SUMMARY = /\b\d+ (failed|passed|failing|passing)\b|Tests?:?\s+\d+ failed|^
  */
 export function firstFailure(output: string, name?: string): string {
   const lines = output.split(/\r?\n/);
-  const marker = FAILURE_STARTS.find((pattern) => lines.some((line) => pattern.test(line)));
+  const marker = FAILURE_STARTS.find((pattern) => lines.some((line) => pattern.test(line) && !TOTAL.test(line)));
   const summary = lines.filter((line) => SUMMARY.test(line)).slice(-2);
   if (!marker) return lines.slice(-TRACEBACK_LINES).join('\n');
-  const opens = (line: string) => marker.test(line);
+  const opens = (line: string) => marker.test(line) && !TOTAL.test(line);
   const named = name === undefined ? -1 : lines.findIndex((line) => opens(line) && line.includes(lastPart(name)));
   const start = named !== -1 ? named : lines.findIndex(opens);
   const next = lines.findIndex((line, index) => index > start && (opens(line) || /^={3,}|^\s*# Subtest:/.test(line)));
@@ -64,11 +64,11 @@ function lastPart(id: string): string {
 }
 
 /**
- * What failed, as identities: the failing tests when the output names them, otherwise the lines that report a
+ * What failed, as identities: the failing tests when the output names them, otherwise every line that reports a
  * finding (`file:12:5: F401 …`, eslint's `12:5  warning  …`, tsc's `file(12,5): error …`, any line saying error,
- * warning or failure), each as often as it occurs, with line and column numbers and durations taken out so the same
- * finding on a shifted line is the same failure. Totals (`Found 114 errors.`) are left out: they change when anything
- * is fixed, too.
+ * warning or failure), each as often as it occurs, however many (a lint baseline of 679 findings holds all 679, so
+ * the 680th is new), made comparable by `comparableLine`. Totals (`Found 114 errors.`) are left out: they change
+ * when anything is fixed, too.
  */
 export function failuresIn(output: string): string[] {
   const tests = failingTests(output);
@@ -76,21 +76,31 @@ export function failuresIn(output: string): string[] {
   return output
     .split(/\r?\n/)
     .filter((line) => FINDING.some((pattern) => pattern.test(line)) && !TOTAL.test(line))
-    .map((line) =>
-      line
-        .replace(/\b\d+:\d+(:\d+)?\b/g, '#:#')
-        .replace(/\(\d+,\d+\)/g, '(#,#)')
-        .replace(/\bline \d+/gi, 'line #')
-        .replace(/\b\d+(\.\d+)?\s?m?s\b/g, '#s')
-        .replace(/\s+/g, ' ')
-        .trim(),
-    )
-    .slice(0, MAX_FINDINGS);
+    .map(comparableLine);
 }
 
 const FINDING = [/\b(error|warning|fail(ed|ure)?|exception)\b/i, /^\S+:\d+(:\d+)?:?\s/, /^\s*\d+:\d+\s+\S/];
 const TOTAL = /^\s*(Found \d+ errors?|✖ \d+ problems?|\[\*\] \d+ fixable|\d+ (errors?|problems?)\b)/i;
-const MAX_FINDINGS = 500;
+
+/**
+ * A finding line with what changes from run to run taken out, so that the same finding before the task and after
+ * it is the same failure: timestamps and clock times, durations, memory addresses (`0x7f3a…`), the directories of
+ * absolute paths (a temporary directory's random name, the checkout's or the worktree's location; the file's own
+ * name stays), line and column numbers (a finding that only moved), and runs of spaces.
+ */
+export function comparableLine(line: string): string {
+  return line
+    .replace(/\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?\b/g, '<time>')
+    .replace(/\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b/g, '<time>')
+    .replace(/\b0x[0-9a-f]{4,}\b/gi, '0x#')
+    .replace(/(?<![\w.:/~-])\/(?:[^\s/:'"()[\],]+\/)+/g, '…/')
+    .replace(/\b\d+:\d+(:\d+)?\b/g, '#:#')
+    .replace(/\(\d+,\d+\)/g, '(#,#)')
+    .replace(/\bline \d+/gi, 'line #')
+    .replace(/\b\d+(\.\d+)?\s?(ns|µs|us|ms|s|sec|secs|seconds?)\b/g, '#s')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
 
 /**
  * pytest's short summary: `FAILED id - message` or `ERROR id` (a file that could not be collected, or a test whose
@@ -109,6 +119,7 @@ export function failingTests(output: string): string[] {
   const mocha = new Set<string>();
   let heading: string | undefined;
   for (const line of lines) {
+    if (TOTAL.test(line)) continue;
     const comment = /^\s*# (?:Subtest: )?(.+)$/.exec(line)?.[1];
     if (comment && !/^(tests|pass|fail|ok|skip|todo|duration_ms|cancelled|suites)\b/.test(comment)) heading = comment.trim();
     const tap = /^\s*not ok \d+ (?:- )?(.+?)(?:\s+#.*)?$/.exec(line)?.[1];
