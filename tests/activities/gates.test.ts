@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { symlinkSync } from 'node:fs';
+import { symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from 'vitest';
 import { detectGates } from '../../src/activities/verification/gates.js';
@@ -156,12 +156,30 @@ test('a unittest suite whose gate is pytest, not installed in its virtualenv: un
       'import unittest\n\nclass TestCalc(unittest.TestCase):\n    def test_adds(self):\n        self.assertEqual(1 + 1, 2)\n',
   });
   execFileSync('python3', ['-m', 'venv', '--without-pip', path.join(workspace, '.venv')]);
-  const gate = detectGates(workspace).find((found) => found.name === 'tests')!;
-  const result = await runGate(shell, workspace, gate);
+  const python = `${workspace}/.venv/bin/python`;
+  const result = await runGate(shell, workspace, { name: 'tests', command: `${python} -m pytest -q`, timeoutSeconds: 60 });
   expect(result.unverified).toBe(
-    `pytest is not installed where the gates run; fix: set codeloop.json's "test" to "${workspace}/.venv/bin/python -m unittest discover -s tests"`,
+    `pytest is not installed where the gates run; fix: set codeloop.json's "test" to "${python} -m unittest discover -s tests"`,
   );
+  // Detected, the gate is unittest in the first place, and passes.
+  const detected = detectGates(workspace).find((found) => found.name === 'tests')!;
+  expect(detected.command).toBe(`${python} -m unittest discover -s tests`);
+  expect(await runGate(shell, workspace, detected)).toMatchObject({ passed: true, summary: expect.stringMatching(/^Ran 1 test in /) });
+  writeFileSync(path.join(workspace, 'Makefile'), 'test:\n\t.venv/bin/python -m unittest discover -s tests\n');
+  expect(detectGates(workspace).find((found) => found.name === 'tests')?.command).toBe('make test');
 }, 60_000);
+
+test('a Go module and a Rust crate get a test command and gates', () => {
+  const names = (files: Record<string, string>) => detectGates(makeWorkspace(files)).map(({ name, command }) => `${name}: ${command}`);
+  expect(names({ 'go.mod': 'module example.com/calc\n', 'calc.go': 'package calc\n' })).toEqual([
+    'vet: go vet ./...',
+    'tests: go test ./...',
+  ]);
+  expect(names({ 'Cargo.toml': '[package]\nname = "calc"\n', 'src/lib.rs': '' })).toEqual([
+    'build: cargo build --all-targets',
+    'tests: cargo test',
+  ]);
+});
 
 test('failure lines that differ only in times, durations, addresses and paths are the same failures', async () => {
   const script =

@@ -1,7 +1,10 @@
-import { readdirSync, type Dirent } from 'node:fs';
+import { existsSync, readdirSync, type Dirent } from 'node:fs';
 import path from 'node:path';
+import type { SandboxMode } from '../../shared/command-access.js';
+import { dependencyDir } from '../dependency-links.js';
 import { readProjectFile } from '../project-file.js';
 import { IGNORED_DIRECTORIES } from './ignored-paths.js';
+import { pytestSetting } from './pytest-config.js';
 
 const TEST_FILE = /^test_?.*\.py$|_test\.py$/;
 const SAMPLED = 20;
@@ -33,4 +36,37 @@ function testFiles(dir: string, depth: number): string[] {
     .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.') && !IGNORED_DIRECTORIES.includes(entry.name))
     .flatMap((entry) => testFiles(path.join(dir, entry.name), depth - 1));
   return [...here, ...below];
+}
+
+/**
+ * The Python the tests run with: the workspace's virtualenv when it has one (in a task worktree, the checkout's,
+ * which its sandboxed commands see; see `dependencyDir`), else `python3` on `PATH`.
+ */
+export function testPython(workspace: string, sandboxMode?: SandboxMode): string {
+  return (
+    (['.venv', 'venv'] as const).map((venv) => path.join(dependencyDir(workspace, venv, sandboxMode), 'bin/python')).find(existsSync) ??
+    'python3'
+  );
+}
+
+/**
+ * `PYTHONPATH=src ` for a Python src/ layout whose pytest settings do not put src/ on the path themselves: without
+ * it the tests either cannot import the package or, worse, import a copy of it installed elsewhere on the machine,
+ * and fail (or pass) for reasons outside the task's work. Set in the environment, it reaches the processes the tests
+ * start too (`python -m pkg`). An editable install of the workspace itself is unaffected.
+ */
+export function sourcePathPrefix(workspace: string): string {
+  const src = path.join(workspace, 'src');
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(src, { withFileTypes: true });
+  } catch {
+    return '';
+  }
+  const hasPython = entries.some(
+    (entry) =>
+      (entry.isDirectory() && existsSync(path.join(src, entry.name, '__init__.py'))) || (entry.isFile() && entry.name.endsWith('.py')),
+  );
+  const configured = (pytestSetting(workspace, 'pythonpath') ?? []).some((dir) => dir.replace(/^\.\//, '').replace(/\/$/, '') === 'src');
+  return hasPython && !configured ? 'PYTHONPATH=src ' : '';
 }

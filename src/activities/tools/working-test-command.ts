@@ -3,8 +3,7 @@ import path from 'node:path';
 import type { SandboxMode } from '../../shared/command-access.js';
 import { readProjectFile } from '../project-file.js';
 import { asRecord, readPackageManifest } from '../tech-stack.js';
-import { usesUnittest } from './python-suite.js';
-import { testPython } from './run-tests.js';
+import { testPython, usesUnittest } from './python-suite.js';
 
 /**
  * A test command more likely to work here than the one that could not run, for the fix codeloop offers (the value of

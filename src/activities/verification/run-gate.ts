@@ -106,13 +106,17 @@ function againstNothing(result: GateResult, baseline: GateResult, why: string): 
 }
 
 /**
- * Whether a test run got as far as running tests: it names a failing test (a file pytest could not collect is no
- * test), or counts tests that passed or failed.
+ * Whether a test run got as far as running tests: it names a failing test (a file pytest or unittest could not
+ * import is no test), or counts tests that passed or failed (go's `ok  pkg 0.01s`, cargo's `test result: ok. 3 passed`).
  */
 function ranTests(output: string): boolean {
   const uncollected = (id: string) => /\.py$/.test(id) && !id.includes('::');
-  if (failingTests(output).some((id) => !uncollected(id))) return true;
-  return /\b[1-9]\d* (passed|failed|failing|passing)\b|^# (pass|fail)\s+[1-9]/m.test(output);
+  const failing = failingTests(output);
+  if (failing.some((id) => !uncollected(id))) return true;
+  // unittest counts a module it could not import as a test that ran.
+  const ran = Number(/^Ran (\d+) tests? in /m.exec(output)?.[1] ?? 0);
+  if (ran > failing.length) return true;
+  return /\b[1-9]\d* (passed|failed|failing|passing)\b|^# (pass|fail)\s+[1-9]|^ok\s+\S+\s+[\d.]+s$|^test result: \w+\. [1-9]/m.test(output);
 }
 
 const firstLine = (text: string) => text.split('\n')[0] ?? '';
