@@ -114,7 +114,7 @@ function editsOf(workspace: string): Edit[] {
   return [...bodies.slice(0, 4), signature, revert, ...bodies.slice(4)];
 }
 
-function generateProject(): string {
+export function generateProject(modules = MODULES): string {
   const workspace = mkdtempSync(path.join(os.tmpdir(), 'codeloop-bench-ts-'));
   execFileSync('mkdir', ['-p', path.join(workspace, 'src')]);
   writeFileSync(
@@ -124,7 +124,7 @@ function generateProject(): string {
       include: ['src'],
     }),
   );
-  for (let k = 0; k < MODULES; k++) writeFileSync(path.join(workspace, 'src', `m${k}.ts`), moduleText(k));
+  for (let k = 0; k < modules; k++) writeFileSync(path.join(workspace, 'src', `m${k}.ts`), moduleText(k));
   const git = (...args: string[]) =>
     execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@localhost', ...args], { cwd: workspace });
   git('init', '-q');

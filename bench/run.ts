@@ -19,6 +19,7 @@ import { benchFaults } from './faults.js';
 import { benchSearch } from './search.js';
 import { benchTaskQueueReads } from './task-queue-reads.js';
 import { benchTaskEnvironment } from './task-environment.js';
+import { benchFirstFeedback } from './first-feedback.js';
 
 const benches = {
   overhead: benchIterationOverhead,
@@ -31,6 +32,7 @@ const benches = {
   sandbox: benchSandboxCost,
   survey: benchSurveyCost,
   lint: benchLintPerEdit,
+  'first-feedback': benchFirstFeedback,
   search: benchSearch,
   scale: benchScale,
   environment: benchTaskEnvironment,

@@ -5,7 +5,7 @@ import type { FoundTool, SandboxSurvey } from '../shared/project-context.js';
 import { asRecord, readManifest, readPackageManifest } from './tech-stack.js';
 import { shellQuote, withAccess, type WorkspaceShell } from './tools/run-command.js';
 import { pytestSetting } from './tools/pytest-config.js';
-import { sourcePathPrefix, testPython } from './tools/run-tests.js';
+import { sourcePathPrefix, testPython } from './tools/python-suite.js';
 
 /** Programs on `PATH` worth naming, with how each says its version, and the projects they matter to. */
 const PROGRAMS: [name: string, versionArgs: string, kind: ProjectKind][] = [

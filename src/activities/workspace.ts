@@ -42,6 +42,8 @@ const INSTRUCTIONS_CHARS = 8_000;
 /** Instructions past this are not read at all; the prompt keeps their first `INSTRUCTIONS_CHARS` anyway. */
 const INSTRUCTIONS_MAX_BYTES = 256 * 1024;
 const TREE_ENTRIES = 150;
+/** The longest describing a workspace may hold up a task's start: what is not ready by then is left out. */
+export const DESCRIBE_BUDGET_MS = 1_000;
 
 /** A workspace bound to its host and, unless the task is to work on a branch of its own, described. */
 export interface OpenedWorkspace {
@@ -83,6 +85,7 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
 
     /** The project layer of the system prompt: the workspace's own instructions, its stack and its shape. */
     async describeWorkspace(workspace: string): Promise<ProjectContext> {
+      const started = performance.now();
       const instructions: ProjectContext['instructions'] = [];
       for (const name of INSTRUCTION_FILES) {
         // A symlink to /proc/self/environ or a FIFO left by an earlier task is never read: see readProjectFile.
@@ -95,7 +98,8 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
       const fileTree = entries.length > TREE_ENTRIES ? [...shown, `… ${entries.length - TREE_ENTRIES} more`] : shown;
       // In the background: the first edit's type feedback is then incremental, against the project as the task found it.
       if (usesTypeChecker(workspace, deps.sandbox)) void prepareTypeCheck(workspace);
-      const codeMap = entries.length > TREE_ENTRIES ? await describeCodeMap(workspace) : undefined;
+      const codeMap =
+        entries.length > TREE_ENTRIES ? await codeMapWithin(workspace, DESCRIBE_BUDGET_MS - (performance.now() - started)) : undefined;
       return {
         ...(codeMap ? { codeMap } : {}),
         instructions,
@@ -120,6 +124,24 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
     },
   };
   return activities;
+}
+
+/**
+ * The code map when it is ready within `budgetMs` (a cached one is; the first build on a large repository takes up
+ * to a minute): otherwise none, and the file tree stands in. The build goes on in the background and fills the cache,
+ * so the next task on the same commit gets the map at once.
+ */
+async function codeMapWithin(workspace: string, budgetMs: number): Promise<string | undefined> {
+  const building = describeCodeMap(workspace, undefined, { detached: true }).catch(() => undefined);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), Math.max(0, budgetMs));
+  });
+  try {
+    return await Promise.race([building, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Whether the workspace's `codeloop.json` asks for an environment of its own; a broken one is the gates' to report. */

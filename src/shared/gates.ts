@@ -32,6 +32,12 @@ export interface GateResult {
    * before the task or now. Such a gate neither passes nor fails, and the task ends `unverified`.
    */
   unverified?: string;
+  /**
+   * A test gate that failed without running a single test (a `pretest` that fails first, a runner its script cannot
+   * find, no file collected): why, and the fix codeloop.json can hold. Against such a run before the task nothing
+   * can be "no worse": the same run at the end is `unverified`, with this reason.
+   */
+  cannotRun?: string;
   /** What failed, by identity: failing test ids when the runner's report is recognised, else the error lines. */
   failures?: string[];
   /** A suite that could not collect some files: one line per distinct cause, with the files. */

@@ -5,7 +5,7 @@ import { buildCodeIndex } from '../../src/activities/code-map/code-index.js';
 import { describeCodeMap } from '../../src/activities/code-map/code-map.js';
 import { findSymbol } from '../../src/activities/code-map/find-symbol.js';
 import { CHARS_PER_TOKEN, rankDefinitions } from '../../src/activities/code-map/render-code-map.js';
-import { createWorkspaceActivities } from '../../src/activities/workspace.js';
+import { createWorkspaceActivities, DESCRIBE_BUDGET_MS } from '../../src/activities/workspace.js';
 import { projectLayer } from '../../src/workflows/common/project-prompt.js';
 import { makeGitRepo, makeWorkspace } from '../support/workspace.js';
 
@@ -66,7 +66,14 @@ describe('the code index', { timeout: 60_000 }, () => {
 describe('the project layer of a large repository', { timeout: 60_000 }, () => {
   test('holds the code map within its budget instead of the first 150 paths; a small one keeps its file tree', async () => {
     const { describeWorkspace } = createWorkspaceActivities({ hostId: 'h', hostQueue: 'codeloop@h', sandbox: 'on' });
-    const large = await describeWorkspace(makeGitRepo({ ...makeProject(400), 'codeloop.json': '{"codeMap": {"tokens": 400}}' }));
+    const repo = makeGitRepo({ ...makeProject(400), 'codeloop.json': '{"codeMap": {"tokens": 400}}' });
+    const started = performance.now();
+    const first = await describeWorkspace(repo);
+    // Never held up past its one-second budget by the map's first build (generous here: the machine is shared).
+    expect(performance.now() - started).toBeLessThan(DESCRIBE_BUDGET_MS + 2_000);
+    // The build went on in the background; once it is done, the next description has the map.
+    if (!first.codeMap) await describeCodeMap(repo);
+    const large = await describeWorkspace(repo);
     expect(large.codeMap).toContain('parseConfig function:2 (40)');
     expect(large.codeMap).toMatch(/^\d+ files at commit [0-9a-f]{12}; 88 in go, javascript, python, typescript\./);
     expect(large.codeMap!.length).toBeLessThanOrEqual(400 * CHARS_PER_TOKEN);

@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { symlinkSync } from 'node:fs';
+import { symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from 'vitest';
 import { detectGates } from '../../src/activities/verification/gates.js';
 import { runGate } from '../../src/activities/verification/run-gate.js';
 import { gateVerdict } from '../../src/shared/gates.js';
-import { sandboxedShell } from '../support/sandbox.js';
+import { sandboxedShell, unsandboxed } from '../support/sandbox.js';
 import { makeWorkspace } from '../support/workspace.js';
 
 const shell = sandboxedShell(process.env);
@@ -115,10 +115,102 @@ test('a test gate that ran no test before the task or now is no worse, but unver
   const gate = { name: 'tests', command: 'python3 -m pytest -q', timeoutSeconds: 60 };
   const baseline = await runGate(shell, makeWorkspace(files), gate);
   const result = await runGate(shell, makeWorkspace(files), gate, baseline);
+  expect(baseline.cannotRun).toBe(
+    "no test file could be collected: ModuleNotFoundError: No module named 'freezegun' (tests/test_b.py); fix: install what the tests " +
+      'import with codeloop.json\'s "setup" (for instance "pip install -e .[test]")',
+  );
   expect(result).toMatchObject({ passed: false, newFailures: [] });
-  expect(result.unverified).toContain('it ran no test');
+  expect(result.unverified).toContain('it could not run before the task, nor now: no test file could be collected');
   expect(gateVerdict(result)).toBe('unverified');
 }, 60_000);
+
+test('a pretest that fails before any test: never "no worse", unverified with the reason and the fix', async () => {
+  const files = {
+    'package.json': JSON.stringify({
+      scripts: { pretest: 'node -e "console.error(\'lint: 3 problems\'); process.exit(1)"', test: 'node --test' },
+    }),
+    'test/add.test.js':
+      "const test = require('node:test');\nconst assert = require('node:assert');\ntest('adds', () => assert.equal(1 + 1, 2));\n",
+  };
+  const gate = { name: 'tests', command: 'npm test --silent', timeoutSeconds: 60 };
+  const baseline = await runGate(shell, makeWorkspace(files), gate);
+  expect(baseline.cannotRun).toBe(
+    'its pretest script (`node -e "console.error(\'lint: 3 problems\'); process.exit(1)"`) fails before any test runs: lint: 3 ' +
+      'problems; fix: set codeloop.json\'s "test" to {"hooks": false}, which runs the tests without it',
+  );
+  const bug = { ...files, 'test/add.test.js': files['test/add.test.js'].replace('2));', '3));') };
+  const result = await runGate(shell, makeWorkspace(bug), gate, baseline);
+  expect(result.unverified).toContain('it could not run before the task, nor now: its pretest script');
+  expect(gateVerdict(result)).toBe('unverified');
+  // With the fix, the same bug is a failing test.
+  const fixed = { ...bug, 'codeloop.json': JSON.stringify({ test: { hooks: false } }) };
+  const tests = detectGates(makeWorkspace(fixed)).find((found) => found.name === 'tests')!;
+  expect(tests.command).toBe('npm test --silent --ignore-scripts');
+  expect(gateVerdict(await runGate(shell, makeWorkspace(fixed), tests))).toBe('failed');
+}, 60_000);
+
+test('a unittest suite whose gate is pytest, not installed in its virtualenv: unverified, and the fix is unittest', async () => {
+  const workspace = makeWorkspace({
+    'setup.py': '',
+    'tests/test_calc.py':
+      'import unittest\n\nclass TestCalc(unittest.TestCase):\n    def test_adds(self):\n        self.assertEqual(1 + 1, 2)\n',
+  });
+  execFileSync('python3', ['-m', 'venv', '--without-pip', path.join(workspace, '.venv')]);
+  const python = `${workspace}/.venv/bin/python`;
+  const result = await runGate(shell, workspace, { name: 'tests', command: `${python} -m pytest -q`, timeoutSeconds: 60 });
+  expect(result.unverified).toBe(
+    `pytest is not installed where the gates run; fix: set codeloop.json's "test" to "${python} -m unittest discover -s tests"`,
+  );
+  // Detected, the gate is unittest in the first place, and passes.
+  const detected = detectGates(workspace).find((found) => found.name === 'tests')!;
+  expect(detected.command).toBe(`${python} -m unittest discover -s tests`);
+  expect(await runGate(shell, workspace, detected)).toMatchObject({ passed: true, summary: expect.stringMatching(/^Ran 1 test in /) });
+  writeFileSync(path.join(workspace, 'Makefile'), 'test:\n\t.venv/bin/python -m unittest discover -s tests\n');
+  expect(detectGates(workspace).find((found) => found.name === 'tests')?.command).toBe('make test');
+}, 60_000);
+
+test('a Go module and a Rust crate get a test command and gates', () => {
+  const names = (files: Record<string, string>) => detectGates(makeWorkspace(files)).map(({ name, command }) => `${name}: ${command}`);
+  expect(names({ 'go.mod': 'module example.com/calc\n', 'calc.go': 'package calc\n' })).toEqual([
+    'vet: go vet ./...',
+    'tests: go test ./...',
+  ]);
+  expect(names({ 'Cargo.toml': '[package]\nname = "calc"\n', 'src/lib.rs': '' })).toEqual([
+    'build: cargo build --all-targets',
+    'tests: cargo test',
+  ]);
+});
+
+test('failure lines that differ only in times, durations, addresses and paths are the same failures', async () => {
+  const script =
+    'import datetime, tempfile; print(datetime.datetime.now().isoformat(), "ERROR cache at", hex(id(object())), "in", ' +
+    'tempfile.mkdtemp() + "/cache.db", "after 12.5ms"); raise SystemExit(1)';
+  const gate = { name: 'lint', command: `python3 -c '${script}'`, timeoutSeconds: 30 };
+  const workspace = makeWorkspace();
+  const baseline = await runGate(shell, workspace, gate);
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  expect(await runGate(shell, workspace, gate, baseline)).toMatchObject({ passed: true, newFailures: [] });
+}, 60_000);
+
+test('a project with more than 500 lint findings: one new finding fails the lint gate', async () => {
+  const eslint = path.resolve('node_modules/.bin/eslint');
+  const unused = (from: number, to: number) =>
+    Array.from({ length: to - from }, (_, index) => `const unused${from + index} = 1;\n`).join('');
+  const files = {
+    'eslint.config.js': "export default [{ rules: { 'no-unused-vars': 'error' } }];\n",
+    'package.json': '{"type": "module"}',
+  };
+  const gate = { name: 'lint', command: `${eslint} .`, timeoutSeconds: 120 };
+  // codeloop's own eslint, which the sandbox does not show: the gate runs unsandboxed.
+  const shell = sandboxedShell(process.env, unsandboxed);
+  const baseline = await runGate(shell, makeWorkspace({ ...files, 'src/a.js': unused(0, 679) }), gate);
+  expect(baseline.failures).toHaveLength(679);
+  const same = await runGate(shell, makeWorkspace({ ...files, 'src/a.js': `// moved\n${unused(0, 679)}` }), gate, baseline);
+  expect(same).toMatchObject({ passed: true, newFailures: [] });
+  const worse = await runGate(shell, makeWorkspace({ ...files, 'src/a.js': unused(0, 680) }), gate, baseline);
+  expect(worse.passed).toBe(false);
+  expect(worse.newFailures).toEqual(["#:# error 'unused679' is assigned a value but never used no-unused-vars"]);
+}, 120_000);
 
 test('renumbered parametrized cases are the same failures; the summary shows the new failure, not an old one', async () => {
   const cases = (values: string) =>

@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from 'vitest';
+import { checkpointTask, startTaskBranch } from '../../src/activities/git/task-branch.js';
 import { createSandbox } from '../../src/activities/process/sandbox.js';
 import { createToolActivities } from '../../src/activities/tools/index.js';
 import { lintFile } from '../../src/activities/verification/lint.js';
@@ -153,6 +154,27 @@ test("JavaScript with the workspace's real eslint: only the errors the change in
   const report = await lintFile(shell, workspace, 'app.js');
   expect(report).toEqual({ linter: 'eslint', errors: "app.js:4:13: no-undef 'nowhere' is not defined.", preExisting: 1 });
   expect(readFileSync(path.join(workspace, 'app.js'), 'utf8')).toBe(edited);
+}, 120_000);
+
+test("in a task's branch, a finding the task made before a checkpoint is still the task's after it", async () => {
+  const config = "export default [{ rules: { 'no-unused-vars': 'error' } }];\n";
+  const repo = makeGitRepo({ 'eslint.config.mjs': config, 'app.js': 'const old = 1;\n' });
+  // The checkout's dependencies, which the sandbox shows in the task's worktree.
+  mkdirSync(path.join(repo, 'node_modules/.bin'), { recursive: true });
+  symlinkSync(path.resolve('node_modules/eslint/bin/eslint.js'), path.join(repo, 'node_modules/.bin/eslint'));
+  const started = await startTaskBranch({ workspace: repo, taskId: 'lint-start' });
+  if (started.inPlace) throw new Error('expected a branch');
+  const { worktree } = started;
+  writeFileSync(path.join(worktree, 'app.js'), 'const old = 1;\nconst mine = 2;\n');
+  const first = await lintFile(shell, worktree, 'app.js');
+  expect(first).toMatchObject({ errors: "app.js:2:7: no-unused-vars 'mine' is assigned a value but never used.", preExisting: 1 });
+  expect((await checkpointTask({ worktree, iteration: 1 })).commit).toBeDefined();
+  writeFileSync(path.join(worktree, 'app.js'), '// iteration 2\nconst old = 1;\nconst mine = 2;\n');
+  expect(await lintFile(shell, worktree, 'app.js')).toEqual({
+    linter: 'eslint',
+    errors: "app.js:3:7: no-unused-vars 'mine' is assigned a value but never used.",
+    preExisting: 1,
+  });
 }, 120_000);
 
 test('a rename across files: type errors are labelled as such, and the edit that finishes it says they are gone', async () => {

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -15,18 +15,23 @@ export interface PublishedProject {
   npmInstall?: string[];
   /** Files the published artifact leaves out but the project's repository has, e.g. its test runner's config. */
   extraFiles?: Record<string, string>;
+  /** A zip (the Go module proxy's) rather than a gzipped tarball, with the project in this folder inside it. */
+  zip?: { folder: string };
 }
 
 const CACHE = path.resolve('.cache/real-repos');
 
 /**
  * The project unpacked (and its npm packages installed) once into `.cache/real-repos/<id>/`, then copied into a
- * scratch directory and committed to a fresh git repository, as a user's checkout would be. The download is
+ * scratch directory (or `at`, emptied first: the sandbox keeps a project's package and build caches by its path, so
+ * sessions on one project at one path share them) and committed to a fresh git repository, as a user's checkout
+ * would be. The download is
  * verified before it is unpacked; nothing of the project runs here (npm installs with `--ignore-scripts`).
  */
-export async function checkoutOf(project: PublishedProject): Promise<string> {
+export async function checkoutOf(project: PublishedProject, at?: string): Promise<string> {
   const cached = await unpacked(project);
-  const workspace = mkdtempSync(path.join(os.tmpdir(), `codeloop-real-${project.id}-`));
+  if (at) rmSync(at, { recursive: true, force: true });
+  const workspace = at ?? mkdtempSync(path.join(os.tmpdir(), `codeloop-real-${project.id}-`));
   cpSync(cached, workspace, { recursive: true, verbatimSymlinks: true });
   const git = (...args: string[]) => execFileSync('git', args, { cwd: workspace, stdio: 'pipe' });
   git('init', '-q', '-b', 'main');
@@ -51,9 +56,18 @@ async function unpacked(project: PublishedProject): Promise<string> {
     .update(bytes)
     .digest(algorithm === 'sha256' ? 'hex' : 'base64');
   if (actual !== expected) throw new Error(`${project.url}: ${algorithm} is ${actual}, expected ${expected}`);
-  const archive = path.join(CACHE, `${project.id}.tgz`);
+  const archive = path.join(CACHE, `${project.id}.${project.zip ? 'zip' : 'tgz'}`);
   writeFileSync(archive, bytes);
-  execFileSync('tar', ['xzf', archive, '-C', dir, '--strip-components=1']);
+  if (project.zip) {
+    const unzipped = path.join(CACHE, `${project.id}.unzipped`);
+    rmSync(unzipped, { recursive: true, force: true });
+    execFileSync('python3', ['-m', 'zipfile', '-e', archive, unzipped]);
+    rmSync(dir, { recursive: true });
+    renameSync(path.join(unzipped, project.zip.folder), dir);
+    rmSync(unzipped, { recursive: true });
+  } else {
+    execFileSync('tar', ['xzf', archive, '-C', dir, '--strip-components=1']);
+  }
   rmSync(archive);
   for (const [file, content] of Object.entries(project.extraFiles ?? {})) writeFileSync(path.join(dir, file), content);
   if (project.npmInstall) {

@@ -12,7 +12,9 @@ describeRealRepo({
   },
   config: { test: { hooks: false } },
   file: 'index.js',
-  correct: { search: '\tif ((/^0x[0-9a-f]+$/i).test(x)) { return true; }', replace: '\tif ((/^0x[\\da-f]+$/i).test(x)) { return true; }' },
+  correct: [
+    { search: '\tif ((/^0x[0-9a-f]+$/i).test(x)) { return true; }', replace: '\tif ((/^0x[\\da-f]+$/i).test(x)) { return true; }' },
+  ],
   bug: {
     search: '\tif ((/^0x[0-9a-f]+$/i).test(x)) { return true; }',
     replace: '\tif ((/^0x[0-9a-f]+$/i).test(x)) { return false; }',

@@ -8,10 +8,12 @@ describeRealRepo({
     digest: 'sha256-5482bfef7849c25dc3c6dd53a6173ae4795da2a41a80faea6700d9f5846c5da6',
   },
   file: 'more_itertools/more.py',
-  correct: {
-    search: '    for item in iterable:\n        return item\n',
-    replace: '    for item in iter(iterable):\n        return item\n',
-  },
+  correct: [
+    {
+      search: '    for item in iterable:\n        return item\n',
+      replace: '    for item in iter(iterable):\n        return item\n',
+    },
+  ],
   bug: {
     search: "            'default value was provided.'\n        )\n    return default",
     replace: "            'default value was provided.'\n        )\n    return None",

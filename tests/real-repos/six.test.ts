@@ -9,7 +9,7 @@ describeRealRepo({
     digest: 'sha256-1e61c37477a1626458e36f7b1d82aa5c9b094fa4802892072e49de9c60c4c926',
   },
   file: 'six.py',
-  correct: { search: '        return s.encode("latin-1")', replace: '        return bytes(s, "latin-1")' },
+  correct: [{ search: '        return s.encode("latin-1")', replace: '        return bytes(s, "latin-1")' }],
   bug: { search: '        return s.encode("latin-1")', replace: '        return s.encode("utf-8")', newFailure: 'test_six.py::test_b' },
   failingBefore: ['test_six.py::test_move_items[dbm_ndbm]'],
   gates: ['ruff', 'tests'],

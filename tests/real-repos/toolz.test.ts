@@ -8,7 +8,7 @@ describeRealRepo({
     digest: 'sha256-ecca342664893f177a13dac0e6b41cbd8ac25a358e5f215316d43e2100224f4d',
   },
   file: 'toolz/itertoolz.py',
-  correct: { search: '        d[item] += 1\n', replace: '        d[item] = d[item] + 1\n' },
+  correct: [{ search: '        d[item] += 1\n', replace: '        d[item] = d[item] + 1\n' }],
   bug: {
     search: '        d[item] += 1\n',
     replace: '        d[item] += 2\n',

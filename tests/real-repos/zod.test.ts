@@ -21,10 +21,12 @@ describeRealRepo({
   },
   config: { test: 'node_modules/.bin/vitest run src/v3/tests' },
   file: 'src/v3/types.ts',
-  correct: {
-    search: '  nonempty(message?: errorUtil.ErrMessage) {\n    return this.min(1, errorUtil.errToObj(message));',
-    replace: '  nonempty(message?: errorUtil.ErrMessage) {\n    return this.min(1, message);',
-  },
+  correct: [
+    {
+      search: '  nonempty(message?: errorUtil.ErrMessage) {\n    return this.min(1, errorUtil.errToObj(message));',
+      replace: '  nonempty(message?: errorUtil.ErrMessage) {\n    return this.min(1, message);',
+    },
+  ],
   bug: {
     search: '  nonempty(message?: errorUtil.ErrMessage) {\n    return this.min(1, errorUtil.errToObj(message));',
     replace: '  nonempty(message?: errorUtil.ErrMessage) {\n    return this.min(2, errorUtil.errToObj(message));',

@@ -170,6 +170,35 @@ describe('gates against the start (no-regressions, the default)', () => {
       { name: 'nub', passed: false, unavailable: true, unverified: 'nub-build-tool is not installed where the gates run' },
     ]);
   });
+
+  test('a pretest that fails before any test: the prompt and the result give the reason and the fix, and a bug is never verified', async () => {
+    const workspace = makeWorkspace({
+      'package.json': JSON.stringify({
+        name: 'p',
+        type: 'module',
+        scripts: { pretest: 'node -e "console.error(\'lint: 3 problems\'); process.exit(1)"', test: 'node --test' },
+      }),
+      'app.mjs': 'export function add(a, b) {\n  return a + b;\n}\n',
+      'app.test.mjs':
+        "import test from 'node:test';\nimport assert from 'node:assert';\nimport { add } from './app.mjs';\ntest('add', () => assert.strictEqual(add(2, 3), 5));\n",
+    });
+    const fix = 'fix: set codeloop.json\'s "test" to {"hooks": false}, which runs the tests without it';
+    harness.fake.enqueue(
+      (request) => {
+        const kickoff = JSON.stringify(request.body.messages[0].content);
+        expect(kickoff).toContain('tests (`npm test --silent`) cannot run here, so the end cannot be compared with the start');
+        expect(kickoff).toContain(JSON.stringify(fix).slice(1, -1));
+        return edit('app.mjs', '  return a + b;', '  return a - b;');
+      },
+      { text: 'Done.' },
+      { text: 'Done, nothing else to check.' },
+    );
+    const result = (await (await harness.start({ description: 'change add', workspace })).result()) as TaskResult;
+    expect(result.verification).toBe('unverified');
+    expect(result.gates).toMatchObject([{ name: 'tests', passed: false }]);
+    expect(result.gates[0]!.unverified).toContain('it could not run before the task, nor now: its pretest script');
+    expect(result.gates[0]!.unverified).toContain(fix);
+  });
 });
 
 describe('escalation', () => {

@@ -21,11 +21,16 @@ const REMEMBERED_INDEXES = 16;
  * 300 files by default), within `codeMap.tokens` (1,500 by default); `codeMap: false` turns it off. Undefined for a
  * smaller workspace, whose file tree the prompt shows instead.
  */
-export async function describeCodeMap(workspace: string, limits?: IndexLimits): Promise<string | undefined> {
+export async function describeCodeMap(
+  workspace: string,
+  limits?: IndexLimits,
+  /** Built apart from the calling activity (no heartbeat, no cancellation), for a caller that may stop waiting for it. */
+  { detached = false } = {},
+): Promise<string | undefined> {
   const settings = mapSettings(workspace);
   if (!settings) return undefined;
   try {
-    const index = await codeIndexOf(workspace, { limits, minFiles: settings.minFiles });
+    const index = await codeIndexOf(workspace, { limits, minFiles: settings.minFiles, detached });
     return index && renderCodeMap(index, settings.tokens);
   } catch (error) {
     // The map helps; a task does not need it. The file tree stands in, and the worker's log says why.
@@ -54,7 +59,7 @@ function mapSettings(workspace: string): { tokens: number; minFiles: number } | 
  */
 export async function codeIndexOf(
   workspace: string,
-  options: { limits?: IndexLimits; minFiles?: number; onlyCached?: boolean } = {},
+  options: { limits?: IndexLimits; minFiles?: number; onlyCached?: boolean; detached?: boolean } = {},
 ): Promise<CodeIndex | undefined> {
   const tree = await tryGit(workspace, ['rev-parse', '--verify', '--quiet', 'HEAD:./']);
   const key = tree.ok ? `${tree.stdout}-v${CODE_INDEX_VERSION}` : undefined;
@@ -65,7 +70,7 @@ export async function codeIndexOf(
     return sizeable(cached, options.minFiles);
   }
   if (options.onlyCached) return undefined;
-  const context = currentContext();
+  const context = options.detached ? undefined : currentContext();
   const building = buildCodeIndex(workspace, {
     limits: options.limits,
     signal: context?.cancellationSignal,

@@ -36,7 +36,9 @@ export async function startTaskBranch(input: { workspace: string; taskId: string
   return { inPlace: false, repo, worktree, workspace: path.join(worktree, below), branch, base };
 }
 
-const checkpointMessage = (iteration: number) => `codeloop checkpoint: iteration ${iteration}`;
+/** The subject of a checkpoint commit, up to its iteration number: how the task's start is found below them. */
+export const CHECKPOINT_SUBJECT = 'codeloop checkpoint: iteration ';
+const checkpointMessage = (iteration: number) => `${CHECKPOINT_SUBJECT}${iteration}`;
 
 /**
  * Commits what the iteration changed. A retried call never makes a second commit: nothing is left to commit, and the

@@ -81,7 +81,7 @@ export function createSandbox(
         "or set CODELOOP_SANDBOX=off to run the agent's commands unsandboxed (not recommended)",
     );
   }
-  const mounts = readOnlyMounts(env.PATH ?? '', settings.readOnly);
+  const mounts = [...readOnlyMounts(env.PATH ?? '', settings.readOnly), ...rustupMount(env)];
   const limit = createProcessLimit(MAX_PROCESSES);
   const overlays =
     options.overlays === false ? ({ usable: false, why: 'turned off' } as const) : probeOverlays(env.PATH ?? process.env.PATH ?? '');
@@ -130,11 +130,25 @@ function unsandboxed(env: NodeJS.ProcessEnv): Sandbox {
   };
 }
 
+/**
+ * rustup's toolchains, read-only where rustup looks for them in the sandbox's home: `cargo` on `PATH` is usually
+ * rustup's proxy, which finds no toolchain in an empty home ("rustup could not choose a version of cargo to run").
+ */
+function rustupMount(env: NodeJS.ProcessEnv): string[] {
+  const home = env.RUSTUP_HOME ?? (env.HOME ? path.join(env.HOME, '.rustup') : undefined);
+  return home && existsSync(path.join(home, 'toolchains')) ? ['--ro-bind', home, `${SANDBOX_HOME}/.rustup`] : [];
+}
+
 /** Where npm, pip and uv keep their caches in the sandbox's home, and the directory of the cache set for each. */
 const PACKAGE_CACHES: [inside: string, name: string][] = [
   [`${SANDBOX_HOME}/.npm`, 'npm'],
   [`${SANDBOX_HOME}/.cache/pip`, 'pip'],
   [`${SANDBOX_HOME}/.cache/uv`, 'uv'],
+  // Go's build cache (without it every `go test` compiles the standard library's test packages again: 95 s here),
+  // its module cache, and cargo's registry.
+  [`${SANDBOX_HOME}/.cache/go-build`, 'go-build'],
+  [`${SANDBOX_HOME}/go/pkg/mod`, 'go-mod'],
+  [`${SANDBOX_HOME}/.cargo/registry`, 'cargo-registry'],
 ];
 
 /**

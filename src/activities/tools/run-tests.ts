@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, type Dirent } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { COMMAND_OUTPUT_CHARS } from '../../shared/constants.js';
 import type { ToolInput } from '../../shared/tools.js';
@@ -8,18 +8,21 @@ import { describeEnding, describeRun, shellQuote, type WorkspaceShell } from './
 import { resolveInWorkspace } from './workspace-path.js';
 import { observe, refuse } from './tool-outcome.js';
 import { countLine, failingTests, firstFailure, splitByBaseline } from './test-report.js';
-import { pytestSetting } from './pytest-config.js';
 import { describeMissingRunner, missingRunner } from './missing-runner.js';
 import { runTestCommand } from './test-command.js';
+import { sourcePathPrefix, testPython, usesUnittest } from './python-suite.js';
+import { makeTarget, unittestCommand } from './working-test-command.js';
+import { findExecutable } from '../process/find-executable.js';
 import { DEFAULT_CHECK_SECONDS, type WorkspaceConfig } from '../../shared/gates.js';
 import type { SandboxMode } from '../../shared/command-access.js';
-import { dependencyDir } from '../dependency-links.js';
 import { readWorkspaceConfig } from '../verification/workspace-config.js';
 
 /**
  * The command that runs a workspace's tests: `codeloop.json`'s `test.command`; else `npm test` when package.json
- * defines it (without its pre/post hooks under `test.hooks: false`); else pytest. A package.json that cannot be read
- * defines no script here; `run_tests` says why before it gets this far.
+ * defines it (without its pre/post hooks under `test.hooks: false`); else `go test ./...` for a Go module and `cargo
+ * test` for a Rust crate; else pytest, or, for a unittest suite where pytest is not installed, the makefile's `test`
+ * target or `python -m unittest`. A package.json that cannot be read defines no script here; `run_tests` says why
+ * before it gets this far.
  */
 export function detectTestCommand(
   workspace: string,
@@ -34,44 +37,35 @@ export function detectTestCommand(
       return `npm test --silent${config?.hooks === false ? ' --ignore-scripts' : ''} --`;
     }
   }
+  const compiled = compiledTestCommand(workspace);
+  if (compiled) return compiled;
   const python = ['pyproject.toml', 'pytest.ini', 'setup.cfg', 'setup.py', 'tox.ini', 'tests', 'test', 'testing'].some((name) =>
     existsSync(path.join(workspace, name)),
   );
   if (!python) return undefined;
+  if (usesUnittest(workspace) && !hasPytest(workspace, sandboxMode)) {
+    return makeTarget(workspace, 'test') ? 'make test' : `${sourcePathPrefix(workspace)}${unittestCommand(workspace, sandboxMode)}`;
+  }
   return `${sourcePathPrefix(workspace)}${testPython(workspace, sandboxMode)} -m pytest -q`;
 }
 
-/**
- * The Python the tests run with: the workspace's virtualenv when it has one (in a task worktree, the checkout's,
- * which its sandboxed commands see; see `dependencyDir`), else `python3` on `PATH`.
- */
-export function testPython(workspace: string, sandboxMode?: SandboxMode): string {
-  return (
-    (['.venv', 'venv'] as const).map((venv) => path.join(dependencyDir(workspace, venv, sandboxMode), 'bin/python')).find(existsSync) ??
-    'python3'
-  );
+/** `go test ./...` for a Go module, `cargo test` for a Rust crate (or workspace), by the manifest at the top. */
+export function compiledTestCommand(workspace: string): string | undefined {
+  if (existsSync(path.join(workspace, 'go.mod'))) return 'go test ./...';
+  if (existsSync(path.join(workspace, 'Cargo.toml'))) return 'cargo test';
+  return undefined;
 }
 
-/**
- * `PYTHONPATH=src ` for a Python src/ layout whose pytest settings do not put src/ on the path themselves: without
- * it the tests either cannot import the package or, worse, import a copy of it installed elsewhere on the machine,
- * and fail (or pass) for reasons outside the task's work. Set in the environment, it reaches the processes the tests
- * start too (`python -m pkg`). An editable install of the workspace itself is unaffected.
- */
-export function sourcePathPrefix(workspace: string): string {
-  const src = path.join(workspace, 'src');
-  let entries: Dirent[];
+/** Whether pytest is there for the tests' Python: in the workspace's virtualenv when it has one, else on `PATH`. */
+function hasPytest(workspace: string, sandboxMode?: SandboxMode): boolean {
+  const python = testPython(workspace, sandboxMode);
+  if (python === 'python3') return findExecutable('pytest') !== undefined;
+  const lib = path.join(path.dirname(path.dirname(python)), 'lib');
   try {
-    entries = readdirSync(src, { withFileTypes: true });
+    return readdirSync(lib).some((version) => existsSync(path.join(lib, version, 'site-packages/pytest')));
   } catch {
-    return '';
+    return false;
   }
-  const hasPython = entries.some(
-    (entry) =>
-      (entry.isDirectory() && existsSync(path.join(src, entry.name, '__init__.py'))) || (entry.isFile() && entry.name.endsWith('.py')),
-  );
-  const configured = (pytestSetting(workspace, 'pythonpath') ?? []).some((dir) => dir.replace(/^\.\//, '').replace(/\/$/, '') === 'src');
-  return hasPython && !configured ? 'PYTHONPATH=src ' : '';
 }
 
 /**

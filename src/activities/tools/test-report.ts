@@ -7,12 +7,14 @@ const TRACEBACK_LINES = 50;
 const MAX_FAILURES = 200;
 
 /**
- * Where each runner's failure report starts, most specific first: pytest's `___ test ___` header, jest's `●`,
+ * Where each runner's failure report starts, most specific first: pytest's `___ test ___` header, unittest's
+ * `FAIL: name (id)` and `ERROR: name (id)`, jest's `●`,
  * vitest's `FAIL file > test`, cargo's `---- name stdout ----`, TAP's `not ok` (node:test, tape), then any failure
  * mark in a result list (go's `--- FAIL`, node:test's `✖`).
  */
 const FAILURE_STARTS = [
   /^_{3,} .+ _{3,}$/,
+  /^(FAIL|ERROR): \S/,
   /^\s*●\s/,
   /^\s*FAIL\s.*\s>\s/,
   /^---- \S+ stdout ----$/,
@@ -20,8 +22,12 @@ const FAILURE_STARTS = [
   /(^|\s)(FAIL:?|✗|×|✕|✖)\s/,
 ];
 
-/** The runner's closing count: pytest's `1 failed, 3 passed`, jest's `Tests: 1 failed`, TAP's `# fail 3`, mocha's `2 failing`. */
-const SUMMARY = /\b\d+ (failed|passed|failing|passing)\b|Tests?:?\s+\d+ failed|^# (fail|pass)\s+\d+/;
+/**
+ * The runner's closing count: pytest's `1 failed, 3 passed`, jest's `Tests: 1 failed`, TAP's `# fail 3`, mocha's
+ * `2 failing`, unittest's `Ran 12 tests in 0.004s` and `FAILED (failures=1, errors=2)`.
+ */
+const SUMMARY =
+  /\b\d+ (failed|passed|failing|passing)\b|Tests?:?\s+\d+ failed|^# (fail|pass)\s+\d+|^Ran \d+ tests? in |^FAILED \((failures|errors)=/;
 
 /**
  * The first failure, up to where the next one (or pytest's closing rule, or TAP's next subtest) starts and at most
@@ -32,10 +38,10 @@ const SUMMARY = /\b\d+ (failed|passed|failing|passing)\b|Tests?:?\s+\d+ failed|^
  */
 export function firstFailure(output: string, name?: string): string {
   const lines = output.split(/\r?\n/);
-  const marker = FAILURE_STARTS.find((pattern) => lines.some((line) => pattern.test(line)));
+  const marker = FAILURE_STARTS.find((pattern) => lines.some((line) => pattern.test(line) && !TOTAL.test(line)));
   const summary = lines.filter((line) => SUMMARY.test(line)).slice(-2);
   if (!marker) return lines.slice(-TRACEBACK_LINES).join('\n');
-  const opens = (line: string) => marker.test(line);
+  const opens = (line: string) => marker.test(line) && !TOTAL.test(line);
   const named = name === undefined ? -1 : lines.findIndex((line) => opens(line) && line.includes(lastPart(name)));
   const start = named !== -1 ? named : lines.findIndex(opens);
   const next = lines.findIndex((line, index) => index > start && (opens(line) || /^={3,}|^\s*# Subtest:/.test(line)));
@@ -55,20 +61,25 @@ function excerpt(report: string[]): string[] {
   return [report[0]!, `… ${from - 1} lines of the test's source omitted …`, ...report.slice(from, from + TRACEBACK_LINES - 2)];
 }
 
-/** The innermost name of a test id: `test_b` of `tests/test_a.py::TestA::test_b`, `adds` of `math > adds`. */
+/**
+ * The innermost name of a test id: `test_b` of `tests/test_a.py::TestA::test_b`, `adds` of `math > adds`, `test_b`
+ * of unittest's `tests.test_a.TestA.test_b` (older Pythons print it as `test_b (tests.test_a.TestA)`), a unittest
+ * sub-test's parameters included.
+ */
 function lastPart(id: string): string {
-  return id
+  const last = id
     .split(/::| > | › /)
     .pop()!
     .trim();
+  return /^[\w.]+\.\w+(\[.*\])?$/.test(last) && !/\.py$/.test(last) ? last.replace(/^[\w.]*\.(?=\w+(\[.*\])?$)/, '') : last;
 }
 
 /**
- * What failed, as identities: the failing tests when the output names them, otherwise the lines that report a
+ * What failed, as identities: the failing tests when the output names them, otherwise every line that reports a
  * finding (`file:12:5: F401 …`, eslint's `12:5  warning  …`, tsc's `file(12,5): error …`, any line saying error,
- * warning or failure), each as often as it occurs, with line and column numbers and durations taken out so the same
- * finding on a shifted line is the same failure. Totals (`Found 114 errors.`) are left out: they change when anything
- * is fixed, too.
+ * warning or failure), each as often as it occurs, however many (a lint baseline of 679 findings holds all 679, so
+ * the 680th is new), made comparable by `comparableLine`. Totals (`Found 114 errors.`) are left out: they change
+ * when anything is fixed, too.
  */
 export function failuresIn(output: string): string[] {
   const tests = failingTests(output);
@@ -76,21 +87,31 @@ export function failuresIn(output: string): string[] {
   return output
     .split(/\r?\n/)
     .filter((line) => FINDING.some((pattern) => pattern.test(line)) && !TOTAL.test(line))
-    .map((line) =>
-      line
-        .replace(/\b\d+:\d+(:\d+)?\b/g, '#:#')
-        .replace(/\(\d+,\d+\)/g, '(#,#)')
-        .replace(/\bline \d+/gi, 'line #')
-        .replace(/\b\d+(\.\d+)?\s?m?s\b/g, '#s')
-        .replace(/\s+/g, ' ')
-        .trim(),
-    )
-    .slice(0, MAX_FINDINGS);
+    .map(comparableLine);
 }
 
 const FINDING = [/\b(error|warning|fail(ed|ure)?|exception)\b/i, /^\S+:\d+(:\d+)?:?\s/, /^\s*\d+:\d+\s+\S/];
 const TOTAL = /^\s*(Found \d+ errors?|✖ \d+ problems?|\[\*\] \d+ fixable|\d+ (errors?|problems?)\b)/i;
-const MAX_FINDINGS = 500;
+
+/**
+ * A finding line with what changes from run to run taken out, so that the same finding before the task and after
+ * it is the same failure: timestamps and clock times, durations, memory addresses (`0x7f3a…`), the directories of
+ * absolute paths (a temporary directory's random name, the checkout's or the worktree's location; the file's own
+ * name stays), line and column numbers (a finding that only moved), and runs of spaces.
+ */
+export function comparableLine(line: string): string {
+  return line
+    .replace(/\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?\b/g, '<time>')
+    .replace(/\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b/g, '<time>')
+    .replace(/\b0x[0-9a-f]{4,}\b/gi, '0x#')
+    .replace(/(?<![\w.:/~-])\/(?:[^\s/:'"()[\],]+\/)+/g, '…/')
+    .replace(/\b\d+:\d+(:\d+)?\b/g, '#:#')
+    .replace(/\(\d+,\d+\)/g, '(#,#)')
+    .replace(/\bline \d+/gi, 'line #')
+    .replace(/\b\d+(\.\d+)?\s?(ns|µs|us|ms|s|sec|secs|seconds?)\b/g, '#s')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
 
 /**
  * pytest's short summary: `FAILED id - message` or `ERROR id` (a file that could not be collected, or a test whose
@@ -99,16 +120,27 @@ const MAX_FINDINGS = 500;
 const PYTEST_SUMMARY = /^(?:FAILED|ERROR) ([^\s[]+(?:\[.*?\])?)(?: - .*)?$/;
 
 /**
- * The failing tests the output names, in order, each once: pytest's `FAILED id` and `ERROR id`, vitest's `FAIL file > name` (and
- * `×`), jest's `● suite › name`, TAP's `not ok N name` under tape's `# test` heading or node:test's `# Subtest:`,
- * node:test's spec `✖ name`, mocha's numbered `N) name`, go's `--- FAIL: Name`, cargo's `test name ... FAILED`.
+ * The failing tests the output names, in order, each once: pytest's `FAILED id` and `ERROR id`, unittest's `FAIL:
+ * name (id)` (see `unittestId`), vitest's `FAIL file > name` (and
+ * `×`; a file that did not load, `FAIL file [ file ]`, is that file), jest's `● suite › name` (a file that did not
+ * load, its `FAIL file`), TAP's `not ok N name` under tape's `# test` heading or node:test's `# Subtest:`,
+ * node:test's spec `✖ name`, mocha's numbered `N) name`, go's `--- FAIL: Name` (and a package that does not build,
+ * `pkg [build failed]`), cargo's `test name ... FAILED`.
  */
 export function failingTests(output: string): string[] {
   const lines = output.split(/\r?\n/);
   const tests: string[] = [];
   const mocha = new Set<string>();
   let heading: string | undefined;
+  let suiteFile: string | undefined;
   for (const line of lines) {
+    if (TOTAL.test(line)) continue;
+    // jest: `FAIL tests/a.test.js`, then `● Test suite failed to run` when the file itself did not load.
+    suiteFile = /^\s*FAIL\s+(\S+\.\w+)\s*(?:\(.*\))?$/.exec(line)?.[1] ?? suiteFile;
+    if (/^\s*●\s+Test suite failed to run/.test(line) && suiteFile) {
+      tests.push(suiteFile);
+      continue;
+    }
     const comment = /^\s*# (?:Subtest: )?(.+)$/.exec(line)?.[1];
     if (comment && !/^(tests|pass|fail|ok|skip|todo|duration_ms|cancelled|suites)\b/.test(comment)) heading = comment.trim();
     const tap = /^\s*not ok \d+ (?:- )?(.+?)(?:\s+#.*)?$/.exec(line)?.[1];
@@ -122,16 +154,42 @@ export function failingTests(output: string): string[] {
       tests.push(numbered[2]);
       continue;
     }
+    const unittest = unittestId(line);
+    if (unittest) {
+      tests.push(unittest);
+      continue;
+    }
     const match =
       PYTEST_SUMMARY.exec(line) ??
       /^\s*FAIL\s+(\S.*? > .+?)(?:\s+\d+m?s)?$/.exec(line) ??
+      /^\s*FAIL\s+(\S+) \[ \S+ \]$/.exec(line) ??
       /^\s*●\s+(.+ › .+)$/.exec(line) ??
       /^\s*✖\s+(.+?)(?:\s+\([\d.]+m?s\))?$/.exec(line) ??
       /^\s*--- FAIL: (\S+)/.exec(line) ??
+      /^FAIL\s+(\S+ \[(?:build|setup) failed\])$/.exec(line) ??
       /^test (\S+) \.\.\. FAILED$/.exec(line);
-    if (match && !/^(failing tests|tests? failed)/i.test(match[1])) tests.push(match[1].trim());
+    if (match && !/^(failing tests|tests? failed)/i.test(match[1]) && !UNITTEST_CLOSING.test(line)) tests.push(match[1].trim());
   }
   return [...new Set(tests)].slice(0, MAX_FAILURES);
+}
+
+/** unittest's closing line, `FAILED (failures=43, errors=2)`: a count, never a test. */
+const UNITTEST_CLOSING = /^FAILED \((failures|errors|skipped|expected failures|unexpected successes)=/;
+
+/**
+ * unittest's failure heading as a test id: `FAIL: test_adds (tests.test_calc.TestCalc.test_adds)` is
+ * `tests.test_calc.TestCalc.test_adds` (Python before 3.11 prints `test_adds (tests.test_calc.TestCalc)`: the same
+ * id), a sub-test's parameters as `[i=2]`; a test module that could not be imported (`ERROR: tests.test_calc
+ * (unittest.loader._FailedTest.tests.test_calc)`) is its file, `tests/test_calc.py`.
+ */
+function unittestId(line: string): string | undefined {
+  const heading = /^(?:FAIL|ERROR): ([\w.]+) \(([\w.]+)\)(?: \((.*)\))?\s*$/.exec(line);
+  if (!heading) return undefined;
+  const [, name, where, params] = heading;
+  const failed = /^unittest\.loader\._Failed(?:Test|Import)\.(.+)$/.exec(where!)?.[1];
+  if (failed) return `${failed.replace(/\./g, '/')}.py`;
+  const id = where!.endsWith(`.${name}`) ? where! : `${where}.${name}`;
+  return params ? `${id}[${params}]` : id;
 }
 
 /**

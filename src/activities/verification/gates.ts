@@ -7,12 +7,13 @@ import { findExecutable } from '../process/find-executable.js';
 import { asRecord, readPackageManifest } from '../tech-stack.js';
 import { pytestSetting } from '../tools/pytest-config.js';
 import { IGNORED_DIRECTORIES } from '../tools/ignored-paths.js';
-import { detectTestCommand } from '../tools/run-tests.js';
+import { compiledTestCommand, detectTestCommand } from '../tools/run-tests.js';
 import { readWorkspaceConfig } from './workspace-config.js';
 
 /**
  * The gates a finished task must pass: the workspace's `codeloop.json` gates when it has them, otherwise what its
- * manifests show: tests, lint, type check, build.
+ * manifests show: tests, lint, type check, build; for a Go module `go vet` and `go test`, for a Rust crate `cargo
+ * build` (tests included, so a test that no longer compiles fails it) and `cargo test`.
  */
 export function detectGates(workspace: string, sandboxMode?: SandboxMode): GateSpec[] {
   const config = readWorkspaceConfig(workspace);
@@ -38,8 +39,11 @@ export function detectGates(workspace: string, sandboxMode?: SandboxMode): GateS
     const ruff = findExecutable('ruff', [path.join(dependencyDir(workspace, '.venv', sandboxMode), 'bin/ruff')]);
     if (ruff) add('ruff', `${ruff} check --no-fix --output-format concise .`);
   }
+  const compiled = compiledTestCommand(workspace);
+  if (compiled?.startsWith('go ')) add('vet', 'go vet ./...');
+  if (compiled?.startsWith('cargo ')) add('build', 'cargo build --all-targets');
   const tests = detectTestCommand(workspace, packageJson, config.test, sandboxMode);
-  if (tests && (config.test?.command || tests.startsWith('npm') || hasPythonTests(workspace))) {
+  if (tests && (config.test?.command || tests.startsWith('npm') || tests === compiled || hasPythonTests(workspace))) {
     add('tests', tests.replace(/ --$/, ''), config.test?.timeoutSeconds ?? seconds);
   }
   return gates;

@@ -1,3 +1,4 @@
+import { CHECKPOINT_SUBJECT } from '../git/task-branch.js';
 import { shellQuote } from '../tools/run-command.js';
 
 /** One finding of a linter that reports JSON (ruff, eslint). */
@@ -80,10 +81,15 @@ export function formatFindings(file: string, findings: LintFinding[]): string {
 }
 
 /**
- * A shell pipeline that feeds the file's committed version (HEAD) to a linter reading stdin; an untracked file, or a
- * workspace that is not a git repository, feeds nothing, so every finding counts as new. Git runs inside the sandbox
- * like the linter, with no hooks or fsmonitor program.
+ * A shell pipeline that feeds the file as it was when the task started to a linter reading stdin: the newest commit
+ * below the task's checkpoints (in a task's own branch, each iteration's checkpoint commit moves HEAD, and a finding
+ * the task made in its first iteration is still the task's in its second), which is HEAD when the task works in
+ * place. An untracked file, or a workspace that is not a git repository, feeds nothing, so every finding counts as
+ * new. Git runs inside the sandbox like the linter, with no hooks or fsmonitor program.
  */
 export function committedVersion(file: string): string {
-  return `git -c core.fsmonitor=false -c core.hooksPath=/dev/null show ${shellQuote(`HEAD:./${file}`)} 2>/dev/null`;
+  const git = 'git -c core.fsmonitor=false -c core.hooksPath=/dev/null';
+  const checkpoint = shellQuote(`^${CHECKPOINT_SUBJECT}[0-9]+$`);
+  const start = `$(${git} rev-list -n 1 --first-parent --invert-grep -E --grep=${checkpoint} HEAD 2>/dev/null)`;
+  return `${git} show "${start}":${shellQuote(`./${file}`)} 2>/dev/null`;
 }

@@ -5,6 +5,8 @@ import { collectionErrors, describeCollectionErrors } from '../tools/collection-
 import type { WorkspaceShell } from '../tools/run-command.js';
 import { couldNotStart } from '../tools/missing-runner.js';
 import { runTestCommand } from '../tools/test-command.js';
+import { workingTestCommand } from '../tools/working-test-command.js';
+import { cannotRun, describeCannotRun } from './cannot-run.js';
 import { countLine, failingTests, failuresIn, firstFailure, splitByBaseline } from '../tools/test-report.js';
 
 /**
@@ -33,17 +35,31 @@ export async function runGate(
     return judged({ ...common, passed: false, summary: `timed out after ${gate.timeoutSeconds}s`, failures: ['timed out'] }, baseline);
   const notStarted = couldNotStart(gate.command, result);
   if (notStarted) {
-    const why = `${notStarted} is not installed where the gates run`;
+    const better = workingTestCommand(workspace, notStarted, shell.sandboxMode);
+    const why = `${notStarted} is not installed where the gates run${better ? `; fix: set codeloop.json's "test" to ${JSON.stringify(better)}` : ''}`;
     return { ...common, passed: false, unavailable: true, unverified: why, summary: `not run: ${why} (${firstLine(output)})` };
   }
-  const causes = describeCollectionErrors(collectionErrors(output));
+  const errors = collectionErrors(output);
+  const causes = describeCollectionErrors(errors);
   const failures = failuresIn(output);
-  return judged({ ...common, passed: false, summary: output, failures, ...(causes.length ? { causes } : {}) }, baseline);
+  const nothingRan = isTestGate(gate) && !ranTests(output);
+  const why = nothingRan ? describeCannotRun(await cannotRun(shell, workspace, gate, result, errors)) : undefined;
+  const failed: GateResult = {
+    ...common,
+    passed: false,
+    summary: output,
+    failures,
+    ...(causes.length ? { causes } : {}),
+    ...(why ? { cannotRun: why } : {}),
+  };
+  return judged(failed, baseline);
 }
+
+const isTestGate = (gate: { name: string }) => /test/i.test(gate.name);
 
 /** A passing test gate says how many tests ran; another gate, its last lines. */
 function passingSummary(gate: GateSpec, output: string): string {
-  if (/test/i.test(gate.name)) return countLine(output);
+  if (isTestGate(gate)) return countLine(output);
   return truncateMiddle(output.split('\n').slice(-3).join('\n'), 500);
 }
 
@@ -56,12 +72,13 @@ function passingSummary(gate: GateSpec, output: string): string {
 function judged(result: GateResult, baseline: GateResult | undefined): GateResult {
   const output = result.summary;
   if (!baseline) return { ...result, summary: truncateMiddle(firstFailure(output), COMMAND_OUTPUT_CHARS) };
+  if (!baseline.passed && baseline.cannotRun !== undefined) return againstNothing(result, baseline, baseline.cannotRun);
   const before = baseline.passed ? [] : (baseline.failures ?? []);
   const { fresh: newFailures } = splitByBaseline(result.failures ?? [], before);
   const comparable = !baseline.passed && baseline.unverified === undefined && !baseline.unavailable;
   const noWorse = comparable && newFailures.length === 0;
   const report = truncateMiddle(firstFailure(output, newFailures[0]), COMMAND_OUTPUT_CHARS);
-  const silent = noWorse && /test/i.test(result.name) && !ranTests(output);
+  const silent = noWorse && isTestGate(result) && !ranTests(output);
   return {
     ...result,
     passed: noWorse && !silent,
@@ -73,13 +90,33 @@ function judged(result: GateResult, baseline: GateResult | undefined): GateResul
 }
 
 /**
- * Whether a test run got as far as running tests: it names a failing test (a file pytest could not collect is no
- * test), or counts tests that passed or failed.
+ * A failed gate whose run before the task ran no test: nothing to be "no worse" than. Still unable to run, it is
+ * `unverified` with the reason and the fix; having run tests now, each failure counts, as under strict gates.
+ */
+function againstNothing(result: GateResult, baseline: GateResult, why: string): GateResult {
+  const report = truncateMiddle(firstFailure(result.summary), COMMAND_OUTPUT_CHARS);
+  const common = { ...result, baseline: { passed: false, failures: baseline.failures ?? [] } };
+  if (result.cannotRun !== undefined)
+    return { ...common, unverified: `it could not run before the task, nor now: ${result.cannotRun}`, newFailures: [], summary: report };
+  return {
+    ...common,
+    newFailures: result.failures ?? [],
+    summary: `before the task it could not run (${why}); now it does, and fails: ${report}`,
+  };
+}
+
+/**
+ * Whether a test run got as far as running tests: it names a failing test (a file pytest or unittest could not
+ * import is no test), or counts tests that passed or failed (go's `ok  pkg 0.01s`, cargo's `test result: ok. 3 passed`).
  */
 function ranTests(output: string): boolean {
   const uncollected = (id: string) => /\.py$/.test(id) && !id.includes('::');
-  if (failingTests(output).some((id) => !uncollected(id))) return true;
-  return /\b[1-9]\d* (passed|failed|failing|passing)\b|^# (pass|fail)\s+[1-9]/m.test(output);
+  const failing = failingTests(output);
+  if (failing.some((id) => !uncollected(id))) return true;
+  // unittest counts a module it could not import as a test that ran.
+  const ran = Number(/^Ran (\d+) tests? in /m.exec(output)?.[1] ?? 0);
+  if (ran > failing.length) return true;
+  return /\b[1-9]\d* (passed|failed|failing|passing)\b|^# (pass|fail)\s+[1-9]|^ok\s+\S+\s+[\d.]+s$|^test result: \w+\. [1-9]/m.test(output);
 }
 
 const firstLine = (text: string) => text.split('\n')[0] ?? '';

@@ -89,6 +89,8 @@ export function describeBaseline(results: GateResult[]): string | undefined {
     if (verdict === 'unverified')
       return [`${head} cannot say anything here: ${result.unverified ?? 'its program is not installed'}`, ...notes];
     if (verdict === 'passed') return notes.length ? [`${head} passes`, ...notes] : [];
+    if (result.cannotRun !== undefined)
+      return [`${head} cannot run here, so the end cannot be compared with the start: ${result.cannotRun}`, ...notes];
     const causes = (result.causes ?? []).map((cause) => `  could not collect: ${cause}`);
     const tests = (result.failures ?? []).filter((failure) => !(causes.length && /\.py$/.test(failure) && !failure.includes('::')));
     const what = tests.length ? `: ${tests.slice(0, 10).join('; ')}${tests.length > 10 ? '; …' : ''}` : '';

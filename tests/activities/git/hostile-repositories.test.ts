@@ -177,17 +177,20 @@ test('a .git that points at another repository, or a core.worktree elsewhere, is
 });
 
 test('dependency links are left out of a commit whatever form the .gitignore gives them', async () => {
-  for (const rule of ['node_modules', '/node_modules', 'node_modules/', 'node_modules*', '**/node_modules', '']) {
+  const forms = [
+    ...['node_modules', '/node_modules', 'node_modules/', 'node_modules*', '**/node_modules', ''].map((rule) => ['node_modules', rule]),
+    ...['.venv', '/.venv', '.venv/', '.venv*', '**/.venv', '**/.venv/', ''].map((rule) => ['.venv', rule]),
+  ];
+  for (const [dir, rule] of forms) {
     const repo = makeGitRepo({ '.gitignore': `${rule}\n`, 'a.txt': '1\n' });
-    mkdirSync(path.join(repo, 'node_modules/pkg'), { recursive: true });
+    mkdirSync(path.join(repo, dir, 'pkg'), { recursive: true });
     const started = await startTaskBranch({ workspace: repo, taskId: 'ignore' });
     if (started.inPlace) throw new Error('expected a branch');
-    if (!existsSync(path.join(started.worktree, 'node_modules')))
-      symlinkSync(path.join(repo, 'node_modules'), path.join(started.worktree, 'node_modules'));
+    if (!existsSync(path.join(started.worktree, dir))) symlinkSync(path.join(repo, dir), path.join(started.worktree, dir));
     writeFileSync(path.join(started.worktree, 'a.txt'), '2\n');
     const { commit } = await checkpointTask({ worktree: started.worktree, iteration: 1 });
-    expect(commit, `with .gitignore "${rule}"`).toBeDefined();
-    expect(await git(repo, ['ls-tree', '--name-only', started.branch])).not.toContain('node_modules');
+    expect(commit, `${dir} with .gitignore "${rule}"`).toBeDefined();
+    expect(await git(repo, ['ls-tree', '--name-only', started.branch])).not.toContain(dir);
   }
 });
 

@@ -2,6 +2,8 @@ import { existsSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from 'vitest';
 import { detectTestCommand, runWorkspaceTests } from '../../../src/activities/tools/run-tests.js';
+import { detectGates } from '../../../src/activities/verification/gates.js';
+import { runGate } from '../../../src/activities/verification/run-gate.js';
 import { collectionErrors, describeCollectionErrors } from '../../../src/activities/tools/collection-errors.js';
 import {
   countLine,
@@ -130,6 +132,30 @@ const RUNNER_OUTPUTS: Record<string, { output: string; ids: string[] }> = {
       'test result: FAILED. 1 passed; 2 failed; 0 ignored',
     ].join('\n'),
     ids: ['tests::adds', 'tests::subtracts'],
+  },
+  'jest, a file that does not load': {
+    output: [
+      'FAIL tests/broken.test.js',
+      '  ● Test suite failed to run',
+      '',
+      "    Cannot find module './nope' from 'tests/broken.test.js'",
+      'FAIL tests/math.test.js',
+      '  ● math › adds',
+      'Tests:       1 failed, 1 passed, 2 total',
+    ].join('\n'),
+    ids: ['tests/broken.test.js', 'math › adds'],
+  },
+  'vitest, a file that does not load': {
+    output: [
+      ' FAIL  tests/broken.test.ts [ tests/broken.test.ts ]',
+      "Error: Cannot find module './nope'",
+      ' Test Files  1 failed (1)',
+    ].join('\n'),
+    ids: ['tests/broken.test.ts'],
+  },
+  'go test, a package that does not build': {
+    output: ['# example.com/calc', './calc.go:3:40: undefined: c', 'FAIL\texample.com/calc [build failed]', 'FAIL'].join('\n'),
+    ids: ['example.com/calc [build failed]'],
   },
 };
 
@@ -320,3 +346,44 @@ test('collectionErrors: one cause per distinct exception line, with its files, n
     "ModuleNotFoundError: No module named 'humanize' (tests/test_c.py)",
   ]);
 });
+
+test('unittest, run by a makefile: ids from its FAIL and ERROR headings, a module that does not import as its file, never the closing line', async () => {
+  const workspace = makeWorkspace({
+    Makefile: 'test:\n\tpython3 -m unittest\n',
+    'codeloop.json': JSON.stringify({ test: 'make test' }),
+    'tests/__init__.py': '',
+    'tests/test_calc.py': [
+      'import unittest',
+      '',
+      'class TestCalc(unittest.TestCase):',
+      '    def test_old(self):',
+      '        self.assertEqual("old", "failure")',
+      '',
+      '    def test_new(self):',
+      '        self.assertEqual(2 + 2, 5, "the new failure")',
+      '',
+      '    def test_cases(self):',
+      '        for value in (1, 2):',
+      '            with self.subTest(value=value):',
+      '                self.assertLess(value, 2)',
+      '',
+    ].join('\n'),
+    'tests/test_broken.py': 'import no_such_module\n',
+  });
+  const gate = detectGates(workspace).find((found) => found.name === 'tests')!;
+  const result = await runGate(shell, workspace, gate);
+  expect(result.failures?.sort()).toEqual([
+    'tests.test_calc.TestCalc.test_cases[value=2]',
+    'tests.test_calc.TestCalc.test_new',
+    'tests.test_calc.TestCalc.test_old',
+    'tests/test_broken.py',
+  ]);
+  const baseline = { ...result, failures: result.failures!.filter((id) => !id.endsWith('test_new')) };
+  const judged = await runGate(shell, workspace, gate, baseline);
+  expect(judged.newFailures).toEqual(['tests.test_calc.TestCalc.test_new']);
+  // The correction note shows the traceback of the failure it names, not the first one's.
+  expect(judged.summary).toMatch(/^FAIL: test_new \(tests\.test_calc\.TestCalc\.test_new\)\n/);
+  expect(judged.summary).toContain('the new failure');
+  expect(judged.summary).not.toContain('"failure"');
+  expect(countLine('Ran 3 tests in 0.001s\n\nOK')).toBe('Ran 3 tests in 0.001s');
+}, 60_000);
