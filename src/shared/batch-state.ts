@@ -3,6 +3,7 @@ import type { Usage } from './conversation.js';
 import type { BatchInput } from './batch-input.js';
 import type { Verification } from './gates.js';
 import type { SpendByPurpose } from './models.js';
+import type { Delivery, InterfaceMismatch } from './delivery.js';
 
 export type BatchTaskStatus = 'pending' | 'running' | 'merging' | 'completed' | 'failed' | 'skipped' | 'cancelled';
 
@@ -37,6 +38,12 @@ export interface BatchTaskState {
   unverifiedBecause?: string[];
   /** Its questions that did not stop it, for a human to read. */
   openQuestions?: string[];
+  /** The model's own summary of the work, as the child reported it. */
+  summary?: string;
+  /** What its merge brought, read from the code; its dependents are told. */
+  delivered?: Delivery;
+  /** Its `provides` entries the code does not hold as declared. */
+  interfaceMismatches?: InterfaceMismatch[];
 }
 
 /**
@@ -58,6 +65,8 @@ export type ChildReport =
       verification?: Verification;
       unverifiedBecause?: string[];
       openQuestions?: string[];
+      /** The model's final summary of completed work. */
+      summary?: string;
     };
 
 /** A child's end, as the batch reads it. */
@@ -100,6 +109,7 @@ export interface BatchResult {
     | 'verification'
     | 'unverifiedBecause'
     | 'openQuestions'
+    | 'interfaceMismatches'
   > & {
     startedAt?: string;
     endedAt?: string;

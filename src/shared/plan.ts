@@ -16,6 +16,15 @@ export const PlannedTaskSchema = builtOnce('plan/PlannedTaskSchema', () =>
     complexity: ComplexitySchema.describe('1 (a small edit) to 5 (a new subsystem)'),
     acceptance: z.array(z.string().trim().min(1)).min(1).describe('checkable criteria: what a test or a reviewer can verify'),
     files: z.array(z.string().trim().min(1)).default([]).describe('paths the task expects to create or change'),
+    provides: z
+      .array(z.string().trim().min(1))
+      .optional()
+      .describe('public names the task adds, with signatures, e.g. "add_bookmark(url, title)"; checked against its code'),
+    uses: z.array(z.string().trim().min(1)).optional().describe('other tasks\' names this task calls, e.g. "add_bookmark(url, title)"'),
+    prdSections: z
+      .array(z.string().trim().min(1))
+      .optional()
+      .describe('headings of the PRD this task needs; it gets only these when the PRD is too long to give whole'),
   }),
 );
 

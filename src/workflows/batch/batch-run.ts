@@ -30,6 +30,9 @@ import { renderBatchDetails } from './batch-details.js';
 import { buildBatchResult } from './batch-result.js';
 import { derivedBatchId, prepareBatch, workspaceOf, type RepoState } from './batch-setup.js';
 import { childInput } from './child-input.js';
+import { interfaceMismatches, type Delivery } from '../../shared/delivery.js';
+import { DEFAULT_ACCESS } from '../../shared/command-access.js';
+import { taskContext } from './task-context.js';
 import { failedReport, failureMessage } from './failed-report.js';
 import { batchHostWait } from './host-wait.js';
 import { InFlight } from './in-flight.js';
@@ -96,6 +99,8 @@ export class BatchRun implements MergeHost {
   /** `CodeloopStatus` kept current; `CodeloopPhase` for a batch is always `conducting`. */
   private readonly searchAttributes = new SearchAttributeTracker();
   private readonly deadline: DeadlineWatch;
+  /** Each task starts with the PRD, the plan in brief and what its dependencies delivered (`batchTaskContext`). */
+  private readonly givesContext: boolean;
 
   constructor(
     private readonly input: BatchInput,
@@ -118,6 +123,7 @@ export class BatchRun implements MergeHost {
     this.answersFromReports = applies('batchAnswersFromReports');
     this.waitsForHosts = applies('batchWaitsForHosts');
     this.hostTimeout = TaskInputFieldsSchema.shape.hostTimeout.parse(input.taskDefaults.hostTimeout);
+    this.givesContext = applies('batchTaskContext');
   }
 
   async execute(): Promise<BatchResult> {
@@ -225,7 +231,15 @@ export class BatchRun implements MergeHost {
     lifecycle.beginAttempt(state, worktree.branch);
     const child = await startChild<typeof agentTaskWorkflow>('agentTaskWorkflow', {
       workflowId: state.childWorkflowId,
-      args: [childInput(this.input, task, state, { workspace: worktree.path, hostQueue: binding.hostQueue })],
+      args: [
+        childInput(
+          this.input,
+          task,
+          state,
+          { workspace: worktree.path, hostQueue: binding.hostQueue },
+          this.givesContext ? taskContext(this.input, this.tasks, task, this.states) : {},
+        ),
+      ],
       // Children outlive a run of the batch (continue-as-new); cancelling the batch cancels them explicitly.
       parentClosePolicy: ParentClosePolicy.ABANDON,
       typedSearchAttributes: [{ key: batchIdKey, value: this.batchId }],
@@ -318,6 +332,23 @@ export class BatchRun implements MergeHost {
 
   keepPrepared(worktrees: PreparedWorktree[]): void {
     for (const worktree of worktrees) this.prepared[worktree.taskId] = worktree;
+  }
+
+  deliveryRequest(ids: string[]) {
+    if (!this.givesContext) return undefined;
+    const provides = Object.fromEntries(ids.flatMap((id) => (this.task(id).provides ? [[id, this.task(id).provides!]] : [])));
+    return { provides, access: DEFAULT_ACCESS };
+  }
+
+  /** Each merged task's delivery, checked against the interface it declared. */
+  delivered(deliveries: Delivery[]): void {
+    for (const delivery of deliveries) {
+      const state = this.states.find((candidate) => candidate.id === delivery.taskId);
+      if (!state) continue;
+      state.delivered = delivery;
+      const provides = this.task(delivery.taskId).provides;
+      if (provides?.length) state.interfaceMismatches = interfaceMismatches(provides, delivery.names);
+    }
   }
 
   merged(state: BatchTaskState): void {

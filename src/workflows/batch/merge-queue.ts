@@ -93,6 +93,8 @@ export class MergeQueue implements Merger {
       })),
       prepare: this.prepare(ids, [...merging]),
     };
+    const describe = this.host.deliveryRequest(ids);
+    if (describe) request.describe = describe;
     if (this.pipelined) for (const id of ids) merging.add(id);
     const shown = ids.length > 3 ? `${ids.length} tasks (${ids.slice(0, 3).join(', ')}, …)` : ids.join(', ');
     const summary = `commit and merge ${shown} into ${repo.integrationBranch}`;
@@ -105,6 +107,7 @@ export class MergeQueue implements Merger {
     const result = await (this.pipelined ? merge.finally(() => ids.forEach((id) => merging.delete(id))) : merge);
     if (!result) return;
     this.host.keepPrepared(result.prepared);
+    if (result.delivered) this.host.delivered(result.delivered);
     for (const state of group) {
       const conflict = result.conflicts.find((candidate) => candidate.taskId === state.id);
       if (conflict) this.host.conflicted(state, conflict.files);

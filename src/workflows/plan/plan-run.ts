@@ -48,6 +48,8 @@ export class PlanRun {
   private plan?: Plan;
   private planFile?: string;
   private batchWorkflowId?: string;
+  /** The PRD as read: the batch gives it to every task. */
+  private prd = '';
 
   constructor(private readonly input: PlanInput) {
     this.planId = input.planId ?? batchIdFromWorkflowId(workflowInfo().workflowId);
@@ -132,6 +134,7 @@ export class PlanRun {
           { workspace: binding.workspace, file: this.input.prdFile },
         ])
       : this.input.prd!;
+    this.prd = prd.trim();
     this.system = planningSystemPrompt(this.input, project, prd);
     this.reply = [{ type: 'text', text: PLANNING_KICKOFF }];
     const target = { workspace: binding.workspace, hostQueue: binding.hostQueue, access: { network: 'off' as const, env: [] } };
@@ -254,6 +257,7 @@ export class PlanRun {
     const { planning: _planning, ...forTasks } = models ?? {};
     return {
       batchId: this.planId,
+      ...(this.prd ? { prd: this.prd } : {}),
       ...(Object.keys(forTasks).length ? { models: forTasks } : {}),
       ...(maxParallel === undefined ? {} : { maxParallel }),
       ...(onFailure === undefined ? {} : { onFailure }),
