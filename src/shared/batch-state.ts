@@ -5,6 +5,16 @@ import type { Verification } from './gates.js';
 import type { SpendByPurpose } from './models.js';
 import type { Delivery, InterfaceMismatch } from './delivery.js';
 
+/** What the gates say on a batch's integration branch after its latest merge (see `verificationOf`). */
+export type IntegrationStatus = Verification;
+
+/** Gates a merge made fail on the integration branch, with their failing tests and the first failure's text. */
+export interface IntegrationFailure {
+  gates: string[];
+  failures: string[];
+  summary: string;
+}
+
 export type BatchTaskStatus = 'pending' | 'running' | 'merging' | 'completed' | 'failed' | 'skipped' | 'cancelled';
 
 /** One task of a batch as the conductor sees it. */
@@ -44,6 +54,10 @@ export interface BatchTaskState {
   delivered?: Delivery;
   /** Its `provides` entries the code does not hold as declared. */
   interfaceMismatches?: InterfaceMismatch[];
+  /** What failed on the integration branch after its merge; its correction round is told. Cleared once verified. */
+  integrationFailure?: IntegrationFailure;
+  /** Correction rounds it ran because its merge broke the integration branch. */
+  integrationRounds?: number;
 }
 
 /**
@@ -84,6 +98,8 @@ export interface BatchStateSnapshot {
   answeredBlockers: Blocker[];
   rejectedAnswers: RejectedAnswer[];
   runs: number;
+  /** What the gates say on the integration branch after the latest merge; absent for runs from before it was verified. */
+  integration?: IntegrationStatus;
 }
 
 export interface BatchResult {
@@ -110,6 +126,7 @@ export interface BatchResult {
     | 'unverifiedBecause'
     | 'openQuestions'
     | 'interfaceMismatches'
+    | 'integrationFailure'
   > & {
     startedAt?: string;
     endedAt?: string;
@@ -119,4 +136,10 @@ export interface BatchResult {
   criticalPath: { ids: string[]; durationMs: number };
   makespanMs: number;
   runs: number;
+  /**
+   * What the gates say on the integration branch after the last merge: `verified`, `failed` (see each task's
+   * `integrationFailure`), or `unverified` (no gate could say anything, or nothing merged). Absent for runs from
+   * before it was verified.
+   */
+  integration?: IntegrationStatus;
 }

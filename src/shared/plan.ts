@@ -5,6 +5,7 @@ import { ModelsSchema } from './models.js';
 import { ComplexitySchema, WorkspacePathSchema } from './task-input.js';
 import { describeIssues, objectWithKnownKeys, parseOrFail } from './validation.js';
 import { builtOnce } from './built-once.js';
+import { isSharedDocument } from './shared-documents.js';
 
 /** One task of a plan: a batch task with the fields `submit_plan` asks for, each required so the model thinks about it. */
 export const PlannedTaskSchema = builtOnce('plan/PlannedTaskSchema', () =>
@@ -98,7 +99,8 @@ function orderSharedFiles(tasks: PlannedTask[]): string[] {
   for (let later = 1; later < tasks.length; later++) {
     for (let earlier = 0; earlier < later; earlier++) {
       const [a, b] = [tasks[earlier], tasks[later]];
-      const shared = a.files.filter((file) => b.files.includes(file));
+      // Shared documents (README.md, a changelog) are merged as text: they order nothing.
+      const shared = a.files.filter((file) => b.files.includes(file) && !isSharedDocument(file));
       if (shared.length === 0 || connected(tasks, a.id, b.id)) continue;
       b.dependsOn.push(a.id);
       notes.push(`${b.id} now waits for ${a.id}: both change ${shared.join(', ')}`);

@@ -31,6 +31,10 @@ export interface MergeHost {
   deliveryRequest(ids: string[]): IntegrateTasksRequest['describe'];
   /** What the merged tasks delivered, kept for their dependents. */
   delivered(deliveries: Delivery[]): void;
+  /** Whether merged tasks wait for the gates on the integration branch (`batchVerifiesIntegration`). */
+  readonly verifiesIntegration: boolean;
+  /** Runs the gates on the integration branch after these tasks merged, then settles each (see `BatchRun`). */
+  verifyMerged(states: BatchTaskState[]): Promise<void>;
 }
 
 /** Brings finished tasks' branches into their repository's integration branch. */

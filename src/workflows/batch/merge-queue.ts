@@ -108,10 +108,19 @@ export class MergeQueue implements Merger {
     if (!result) return;
     this.host.keepPrepared(result.prepared);
     if (result.delivered) this.host.delivered(result.delivered);
-    for (const state of group) {
-      const conflict = result.conflicts.find((candidate) => candidate.taskId === state.id);
-      if (conflict) this.host.conflicted(state, conflict.files);
-      else this.host.merged(state);
+    if (this.host.verifiesIntegration) {
+      for (const conflict of result.conflicts)
+        this.host.conflicted(
+          group.find((state) => state.id === conflict.taskId)!,
+          conflict.files,
+        );
+      await this.host.verifyMerged(group.filter((state) => result.merged.includes(state.id)));
+    } else {
+      for (const state of group) {
+        const conflict = result.conflicts.find((candidate) => candidate.taskId === state.id);
+        if (conflict) this.host.conflicted(state, conflict.files);
+        else this.host.merged(state);
+      }
     }
     const merged = request.tasks.filter((task) => result.merged.includes(task.taskId));
     this.cleanup.remove(
