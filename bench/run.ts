@@ -18,6 +18,7 @@ import { benchFaults } from './faults.js';
 import { benchSearch } from './search.js';
 import { benchTaskQueueReads } from './task-queue-reads.js';
 import { benchTaskEnvironment } from './task-environment.js';
+import { benchTaskContext } from './task-context.js';
 
 const benches = {
   overhead: benchIterationOverhead,
@@ -32,6 +33,7 @@ const benches = {
   search: benchSearch,
   scale: benchScale,
   environment: benchTaskEnvironment,
+  context: benchTaskContext,
   faults: benchFaults,
 };
 
