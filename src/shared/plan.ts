@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { BatchTaskSchema, FAILURE_POLICIES, TaskIdSchema, type BatchTask } from './batch-input.js';
 import { dagProblems, transitiveDependents } from './dag.js';
 import { ModelsSchema } from './models.js';
-import { ComplexitySchema, WorkspacePathSchema } from './task-input.js';
+import { ComplexitySchema, TaskInputFieldsSchema, WorkspacePathSchema } from './task-input.js';
 import { describeIssues, objectWithKnownKeys, parseOrFail } from './validation.js';
 import { builtOnce } from './built-once.js';
 import { isSharedDocument } from './shared-documents.js';
@@ -65,6 +65,11 @@ export const PlanInputSchema = builtOnce('plan/PlanInputSchema', () =>
     maxParallel: z.number().int().min(1).max(500).optional(),
     onFailure: z.enum(FAILURE_POLICIES).optional(),
     taskDefaults: z.record(z.string(), z.unknown()).optional(),
+    /** Spend caps on planning's own model calls, checked before each; reaching one asks a human, as a task's do. */
+    maxTotalTokens: TaskInputFieldsSchema.shape.maxTotalTokens,
+    maxCostUsd: TaskInputFieldsSchema.shape.maxCostUsd,
+    /** The planning model's context window in tokens; planning compacts its conversation at 85% of it. */
+    contextWindow: TaskInputFieldsSchema.shape.contextWindow,
   }).superRefine((input, context) => {
     if (!input.prd === !input.prdFile)
       context.addIssue({

@@ -214,6 +214,18 @@ export function transcript(messages: Message[]): string {
   return lines.join('\n');
 }
 
+/** The summariser's output allowance. */
+export const SUMMARY_MAX_TOKENS = 2_048;
+
+/** A turn's text blocks, joined: the summary, or a final answer. */
+export function finalText(content: readonly ContentBlock[]): string {
+  return content
+    .filter((block) => block.type === 'text')
+    .map((block) => (block.type === 'text' ? block.text : ''))
+    .join('\n')
+    .trim();
+}
+
 export const SUMMARY_SYSTEM =
   "You summarise the earlier part of a coding agent's session so it can continue without it. Keep: what the task is, " +
   'decisions made, files created or changed and why, what was verified, errors still unresolved, and the next step. ' +

@@ -34,7 +34,7 @@ export async function askForGuidance(host: PolicyHost, spec: BlockerSpec, reason
  * 'stop' fails the task. `patch` marks a check added after runs already existed, so their histories still replay.
  */
 export async function keepWithinCaps(
-  host: PolicyHost,
+  host: Pick<PolicyHost, 'spend' | 'askHuman' | 'fail'> & { readonly state: { model?: string } },
   call: string,
   inputTokens: number,
   maxOutputTokens: number,
