@@ -68,7 +68,46 @@ export async function pythonNames(
   sources: Record<string, string>,
   access?: CommandAccess,
 ): Promise<{ names: FoundName[]; unread: string[] }> {
-  if (Object.keys(sources).length === 0) return { names: [], unread: [] };
+  const found = { names: [] as FoundName[], unread: [] as string[] };
+  for (const chunk of chunksOf(sources)) {
+    const part = await readChunk(shell, workspace, chunk, access);
+    found.names.push(...part.names);
+    found.unread.push(...part.unread);
+  }
+  return found;
+}
+
+/**
+ * One command line carries at most this much source: Linux refuses a single argument over 128 KB (`MAX_ARG_STRLEN`),
+ * and the here-document is part of the command.
+ */
+const CHUNK_CHARS = 96 * 1024;
+
+/** The sources in groups that each fit one command; a file too large for one alone goes into a group of its own. */
+function chunksOf(sources: Record<string, string>): Record<string, string>[] {
+  const chunks: Record<string, string>[] = [];
+  let current: Record<string, string> = {};
+  let size = 0;
+  for (const [file, text] of Object.entries(sources)) {
+    const cost = JSON.stringify(text).length + file.length;
+    if (size > 0 && size + cost > CHUNK_CHARS) {
+      chunks.push(current);
+      current = {};
+      size = 0;
+    }
+    current[file] = text;
+    size += cost;
+  }
+  if (size > 0) chunks.push(current);
+  return chunks;
+}
+
+async function readChunk(
+  shell: WorkspaceShell,
+  workspace: string,
+  sources: Record<string, string>,
+  access?: CommandAccess,
+): Promise<{ names: FoundName[]; unread: string[] }> {
   const command = `python3 -c ${shellQuote(SCRIPT)} <<'CODELOOP_SOURCES_END'\n${JSON.stringify(sources)}\nCODELOOP_SOURCES_END`;
   const result = await shell(command, { workspace, timeoutMs: 60_000, ...(access ? { access } : {}) });
   try {
