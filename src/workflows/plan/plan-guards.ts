@@ -5,9 +5,9 @@ import type { BlockerSpec } from '../common/blocker-desk.js';
 import { contextWindowOf } from '../common/pricing.js';
 import { callSideModel } from '../common/side-model-call.js';
 import type { Spend } from '../common/spend.js';
-import { finalText, measure, SUMMARY_MAX_TOKENS, SUMMARY_SYSTEM, transcript } from '../task/compaction.js';
-import { compactIfNeeded } from '../task/compactor.js';
-import { keepWithinCaps } from '../task/policies.js';
+import { finalText, measure, SUMMARY_MAX_TOKENS, SUMMARY_SYSTEM, transcript } from '../common/compaction.js';
+import { compactIfNeeded } from '../common/compactor.js';
+import { keepWithinCaps } from '../common/spend-caps.js';
 
 export interface PlanGuardHost {
   readonly spend: Spend;

@@ -23,14 +23,15 @@ import { hostIdOf } from '../../shared/host-queue.js';
 import { approveCommand } from './approval.js';
 import { commandAccess, describeEnvironment, hasHostEnvironment, prepareTaskEnvironment, stopTaskEnvironment } from './task-environment.js';
 import { BlockerDesk, type BlockerSpec } from '../common/blocker-desk.js';
-import { finalText, measure, SUMMARY_MAX_TOKENS, SUMMARY_SYSTEM, transcript, type ConversationSize } from './compaction.js';
-import { compactIfNeeded } from './compactor.js';
+import { finalText, measure, SUMMARY_MAX_TOKENS, SUMMARY_SYSTEM, transcript, type ConversationSize } from '../common/compaction.js';
+import { compactIfNeeded } from '../common/compactor.js';
 import { callSideModel } from '../common/side-model-call.js';
 import { Guards, type GuardVerdict } from './guards.js';
 import { fileCountOf, readTurnBudget } from './progress-watch.js';
 import { planForModelFailure } from './model-recovery.js';
 import { phaseOf } from './phase.js';
-import { askForGuidance, askForMoreIterations, isStalled, keepWithinCaps, onStall, stallMs, type PolicyHost } from './policies.js';
+import { askForGuidance, askForMoreIterations, isStalled, onStall, stallMs, type PolicyHost } from './policies.js';
+import { keepWithinCaps } from '../common/spend-caps.js';
 import { shouldContinueAsNew } from './run-budget.js';
 import {
   iterationBudget,

@@ -1,5 +1,5 @@
 import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from '../../shared/conversation.js';
-import { estimateTokens } from '../common/pricing.js';
+import { estimateTokens } from './pricing.js';
 import { truncateMiddle } from '../../text/truncate.js';
 
 /** Compact at 85% of the model's context window. */
