@@ -20,6 +20,7 @@ import { benchSearch } from './search.js';
 import { benchTaskQueueReads } from './task-queue-reads.js';
 import { benchTaskEnvironment } from './task-environment.js';
 import { benchFirstFeedback } from './first-feedback.js';
+import { benchTaskContext } from './task-context.js';
 
 const benches = {
   overhead: benchIterationOverhead,
@@ -36,6 +37,7 @@ const benches = {
   search: benchSearch,
   scale: benchScale,
   environment: benchTaskEnvironment,
+  context: benchTaskContext,
   faults: benchFaults,
 };
 

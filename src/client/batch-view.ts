@@ -64,7 +64,8 @@ export function renderBatchView(view: BatchView, now = Date.now()): string {
       .map(([name, count]) => `${name} ${count}`)
       .join(' · ')}`,
   ];
-  if (state.integrationBranch) lines.push(`  integration branch: ${state.integrationBranch}`);
+  if (state.integrationBranch)
+    lines.push(`  integration branch: ${state.integrationBranch}${state.integration ? ` (gates: ${state.integration})` : ''}`);
   const ordered = [...state.tasks].sort((a, b) => depthOf(a.id) - depthOf(b.id));
   for (const task of ordered) {
     const indent = '  '.repeat(depthOf(task.id));

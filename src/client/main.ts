@@ -149,6 +149,7 @@ export function buildProgram(): Command {
     .option('--max-parallel <n>', 'tasks the batch runs at once (default 4)')
     .option('--max-tasks <n>', 'most tasks the plan may have (default 12)')
     .option('--model <model>', "the planning model (default: the worker's CODELOOP_MODEL_PLANNING)")
+    .option('--max-cost-usd <usd>', "cost cap on planning's own model calls; reaching it asks a human")
     .option('--id <workflowId>', 'workflow id (default: generated from the file name)')
     .option('--no-wait', 'print the workflow id and return at once')
     .addOption(json())

@@ -17,6 +17,7 @@ export interface PlanOptions extends OutputOptions {
   maxParallel?: string;
   maxTasks?: string;
   model?: string;
+  maxCostUsd?: string;
   id?: string;
   wait?: boolean;
 }
@@ -35,6 +36,7 @@ export async function startPlan(prdFile: string, options: PlanOptions): Promise<
     maxParallel: numberOf(options.maxParallel),
     maxTasks: numberOf(options.maxTasks),
     model: options.model,
+    maxCostUsd: numberOf(options.maxCostUsd),
   });
   const workflowId =
     options.id ??

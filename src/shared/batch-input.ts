@@ -22,7 +22,7 @@ export const TaskIdSchema = builtOnce('batch-input/TaskIdSchema', () =>
 );
 
 /** Task input fields the batch sets for each task itself: a default for one would be silently overwritten. */
-const SET_PER_TASK = new Set(['title', 'description', 'workspace', 'hostQueue', 'git']);
+const SET_PER_TASK = new Set(['title', 'description', 'workspace', 'hostQueue', 'git', 'batchContext']);
 
 /**
  * `taskDefaults` go into every child's task input, so each key must be a task input field and each value valid for
@@ -77,6 +77,12 @@ export const BatchTaskSchema = builtOnce('batch-input/BatchTaskSchema', () =>
     acceptance: z.array(z.string().trim().min(1)).optional(),
     /** The paths the task expects to touch, as a plan foresaw them; informational. */
     files: z.array(z.string().trim().min(1)).optional(),
+    /** The headings of the batch's PRD this task needs, given to it instead of the whole PRD when that is too long. */
+    prdSections: z.array(z.string().trim().min(1)).optional(),
+    /** Names (with signatures) the task will add, e.g. `add_bookmark(url, title)`: checked against its code when it completes. */
+    provides: z.array(z.string().trim().min(1)).optional(),
+    /** Names of other tasks' work the task will call; shown in the plan in brief. */
+    uses: z.array(z.string().trim().min(1)).optional(),
   }),
 );
 
@@ -100,6 +106,11 @@ export const BatchInputSchema = builtOnce('batch-input/BatchInputSchema', () =>
     /** A task that completes `unverified` (a gate could not say anything) counts as failed: it is not merged. */
     requireVerified: z.boolean().default(false),
     baseBranch: z.string().min(1).optional(),
+    /**
+     * The requirements the batch's tasks carry out (a plan writes it): each task's first message has it whole within
+     * a budget, otherwise the sections its `prdSections` name.
+     */
+    prd: z.string().trim().min(1).optional(),
     /** What every task's commands may reach, unless `taskDefaults` or the task itself says otherwise. */
     network: NetworkSchema.optional(),
     env: EnvNamesSchema.optional(),

@@ -3,6 +3,17 @@ import type { Usage } from './conversation.js';
 import type { BatchInput } from './batch-input.js';
 import type { Verification } from './gates.js';
 import type { SpendByPurpose } from './models.js';
+import type { Delivery, InterfaceMismatch } from './delivery.js';
+
+/** What the gates say on a batch's integration branch after its latest merge (see `verificationOf`). */
+export type IntegrationStatus = Verification;
+
+/** Gates a merge made fail on the integration branch, with their failing tests and the first failure's text. */
+export interface IntegrationFailure {
+  gates: string[];
+  failures: string[];
+  summary: string;
+}
 
 export type BatchTaskStatus = 'pending' | 'running' | 'merging' | 'completed' | 'failed' | 'skipped' | 'cancelled';
 
@@ -37,6 +48,16 @@ export interface BatchTaskState {
   unverifiedBecause?: string[];
   /** Its questions that did not stop it, for a human to read. */
   openQuestions?: string[];
+  /** The model's own summary of the work, as the child reported it. */
+  summary?: string;
+  /** What its merge brought, read from the code; its dependents are told. */
+  delivered?: Delivery;
+  /** Its `provides` entries the code does not hold as declared. */
+  interfaceMismatches?: InterfaceMismatch[];
+  /** What failed on the integration branch after its merge; its correction round is told. Cleared once verified. */
+  integrationFailure?: IntegrationFailure;
+  /** Correction rounds it ran because its merge broke the integration branch. */
+  integrationRounds?: number;
 }
 
 /**
@@ -58,6 +79,8 @@ export type ChildReport =
       verification?: Verification;
       unverifiedBecause?: string[];
       openQuestions?: string[];
+      /** The model's final summary of completed work. */
+      summary?: string;
     };
 
 /** A child's end, as the batch reads it. */
@@ -75,6 +98,8 @@ export interface BatchStateSnapshot {
   answeredBlockers: Blocker[];
   rejectedAnswers: RejectedAnswer[];
   runs: number;
+  /** What the gates say on the integration branch after the latest merge; absent for runs from before it was verified. */
+  integration?: IntegrationStatus;
 }
 
 export interface BatchResult {
@@ -100,6 +125,8 @@ export interface BatchResult {
     | 'verification'
     | 'unverifiedBecause'
     | 'openQuestions'
+    | 'interfaceMismatches'
+    | 'integrationFailure'
   > & {
     startedAt?: string;
     endedAt?: string;
@@ -109,4 +136,10 @@ export interface BatchResult {
   criticalPath: { ids: string[]; durationMs: number };
   makespanMs: number;
   runs: number;
+  /**
+   * What the gates say on the integration branch after the last merge: `verified`, `failed` (see each task's
+   * `integrationFailure`), or `unverified` (no gate could say anything, or nothing merged). Absent for runs from
+   * before it was verified.
+   */
+  integration?: IntegrationStatus;
 }

@@ -22,6 +22,7 @@ export type BlockerOrigin =
   | 'budget'
   | 'stall'
   | 'merge-conflict'
+  | 'integration'
   | 'plan-review'
   | 'setup';
 

@@ -34,8 +34,11 @@ export const MAX_OUTPUT_TOKENS = 16_384;
 /** Iteration budget: 30 by default; CodeFRAME scales it by complexity between 15 and 100. */
 export const DEFAULT_MAX_ITERATIONS = 30;
 
-/** The PRD is cut to this many characters in the task layer of the system prompt. */
-export const PRD_PROMPT_CHARS = 5_000;
+/**
+ * The PRD's budget in a task's prompt: whole up to this many characters (about 5K tokens), cut beyond it. A batch
+ * gives a task with a longer PRD the sections the plan named for it instead.
+ */
+export const PRD_PROMPT_CHARS = 20_000;
 
 /** Command output longer than this keeps its first and last half. */
 export const COMMAND_OUTPUT_CHARS = 4_000;

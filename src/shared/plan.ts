@@ -2,9 +2,10 @@ import { z } from 'zod';
 import { BatchTaskSchema, FAILURE_POLICIES, TaskIdSchema, type BatchTask } from './batch-input.js';
 import { dagProblems, transitiveDependents } from './dag.js';
 import { ModelsSchema } from './models.js';
-import { ComplexitySchema, WorkspacePathSchema } from './task-input.js';
+import { ComplexitySchema, TaskInputFieldsSchema, WorkspacePathSchema } from './task-input.js';
 import { describeIssues, objectWithKnownKeys, parseOrFail } from './validation.js';
 import { builtOnce } from './built-once.js';
+import { isSharedDocument } from './shared-documents.js';
 
 /** One task of a plan: a batch task with the fields `submit_plan` asks for, each required so the model thinks about it. */
 export const PlannedTaskSchema = builtOnce('plan/PlannedTaskSchema', () =>
@@ -16,6 +17,15 @@ export const PlannedTaskSchema = builtOnce('plan/PlannedTaskSchema', () =>
     complexity: ComplexitySchema.describe('1 (a small edit) to 5 (a new subsystem)'),
     acceptance: z.array(z.string().trim().min(1)).min(1).describe('checkable criteria: what a test or a reviewer can verify'),
     files: z.array(z.string().trim().min(1)).default([]).describe('paths the task expects to create or change'),
+    provides: z
+      .array(z.string().trim().min(1))
+      .optional()
+      .describe('public names the task adds, with signatures, e.g. "add_bookmark(url, title)"; checked against its code'),
+    uses: z.array(z.string().trim().min(1)).optional().describe('other tasks\' names this task calls, e.g. "add_bookmark(url, title)"'),
+    prdSections: z
+      .array(z.string().trim().min(1))
+      .optional()
+      .describe('headings of the PRD this task needs; it gets only these when the PRD is too long to give whole'),
   }),
 );
 
@@ -55,6 +65,11 @@ export const PlanInputSchema = builtOnce('plan/PlanInputSchema', () =>
     maxParallel: z.number().int().min(1).max(500).optional(),
     onFailure: z.enum(FAILURE_POLICIES).optional(),
     taskDefaults: z.record(z.string(), z.unknown()).optional(),
+    /** Spend caps on planning's own model calls, checked before each; reaching one asks a human, as a task's do. */
+    maxTotalTokens: TaskInputFieldsSchema.shape.maxTotalTokens,
+    maxCostUsd: TaskInputFieldsSchema.shape.maxCostUsd,
+    /** The planning model's context window in tokens; planning compacts its conversation at 85% of it. */
+    contextWindow: TaskInputFieldsSchema.shape.contextWindow,
   }).superRefine((input, context) => {
     if (!input.prd === !input.prdFile)
       context.addIssue({
@@ -89,7 +104,8 @@ function orderSharedFiles(tasks: PlannedTask[]): string[] {
   for (let later = 1; later < tasks.length; later++) {
     for (let earlier = 0; earlier < later; earlier++) {
       const [a, b] = [tasks[earlier], tasks[later]];
-      const shared = a.files.filter((file) => b.files.includes(file));
+      // Shared documents (README.md, a changelog) are merged as text: they order nothing.
+      const shared = a.files.filter((file) => b.files.includes(file) && !isSharedDocument(file));
       if (shared.length === 0 || connected(tasks, a.id, b.id)) continue;
       b.dependsOn.push(a.id);
       notes.push(`${b.id} now waits for ${a.id}: both change ${shared.join(', ')}`);

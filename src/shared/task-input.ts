@@ -98,6 +98,8 @@ export const TaskInputFieldsSchema = builtOnce('task-input/TaskInputFieldsSchema
      * that is not a git repository works in place either way.
      */
     git: z.enum(GIT_MODES).default('branch'),
+    /** What a batch tells its task: the plan in brief and what its dependencies delivered; set by the batch itself. */
+    batchContext: z.string().optional(),
     /** Questions answered in an earlier run of this task; they go into the task layer of the prompt. */
     answers: z.array(objectWithKnownKeys({ question: z.string(), answer: z.string() })).default([]),
   }),

@@ -8,6 +8,7 @@ import { worktreeStateDir } from '../process/workspace-mounts.js';
 import { removeTree } from '../remove-tree.js';
 import { git, tryGit } from './run-git.js';
 import { stageAll } from './stage-all.js';
+import { mergeSharedDocuments } from './shared-documents.js';
 
 /**
  * Where a batch's worktrees live: beside the repository, or under `worktreesDir` (`CODELOOP_WORKTREES_DIR`) in a
@@ -139,13 +140,16 @@ export async function mergeTaskBranch(input: { integrationPath: string; branch: 
 }
 
 /**
- * `git merge --no-ff` in the worktree `cwd`; returns the conflicting files, none when it merged. A conflict is aborted
- * so the worktree stays clean for the next merge. A branch already merged merges as "already up to date".
+ * `git merge --no-ff` in the worktree `cwd`; returns the conflicting files, none when it merged. Conflicts only in
+ * shared documents where both sides added text are merged as text (see `mergeSharedDocuments`); any other conflict
+ * is aborted so the worktree stays clean for the next merge. A branch already merged merges as "already up to date".
  */
 export async function mergeBranch(cwd: string, branch: string, message: string): Promise<string[]> {
   const merge = await tryGit(cwd, ['merge', '--no-ff', '-q', '-m', message, branch]);
   if (merge.ok) return [];
-  const conflicts = (await tryGit(cwd, ['diff', '--name-only', '--diff-filter=U'])).stdout.split('\n').filter(Boolean);
+  const unmerged = (await tryGit(cwd, ['diff', '--name-only', '--diff-filter=U'])).stdout.split('\n').filter(Boolean);
+  const conflicts = await mergeSharedDocuments(cwd, unmerged, message);
+  if (unmerged.length > 0 && conflicts.length === 0) return [];
   await tryGit(cwd, ['merge', '--abort']);
   if (conflicts.length === 0) throw new Error(`git merge of ${branch} failed in ${cwd}: ${merge.stderr || merge.stdout}`);
   return conflicts;

@@ -1,5 +1,6 @@
 import { mkdirSync, realpathSync } from 'node:fs';
 import { withHeartbeat } from '../heartbeat.js';
+import type { WorkspaceShell } from '../tools/run-command.js';
 import {
   createTaskWorktree,
   prepareBatchRepo,
@@ -22,7 +23,7 @@ export type { IntegrateTasksRequest, IntegrateTasksResult } from './integrate-ta
  * worktrees, commits, merges. Worktrees go under `worktreesDir` when the worker has one (`CODELOOP_WORKTREES_DIR`),
  * otherwise beside each repository.
  */
-export function createGitActivities(options: { worktreesDir?: string } = {}) {
+export function createGitActivities(options: { worktreesDir?: string; shell?: WorkspaceShell } = {}) {
   // Worktree paths are real paths, like every workspace: the worker's reads of project files refuse a symlinked way in.
   const worktreesDir = options.worktreesDir && realDirectory(options.worktreesDir);
   return {
@@ -37,7 +38,7 @@ export function createGitActivities(options: { worktreesDir?: string } = {}) {
     integrateTask: (input: IntegrateRequest): Promise<MergeOutcome & { prepared: PreparedWorktree[] }> =>
       withHeartbeat(() => integrateTask(input, worktreesDir)),
     integrateTasks: (input: IntegrateTasksRequest): Promise<IntegrateTasksResult> =>
-      withHeartbeat(() => integrateTasks(input, worktreesDir)),
+      withHeartbeat(() => integrateTasks(input, worktreesDir, options.shell)),
     removeTaskWorktree: (input: { repo: string; path: string }): Promise<void> =>
       withHeartbeat(() => removeWorktree(input.repo, input.path)),
     removeTaskWorktrees: (input: { repo: string; paths: string[] }): Promise<void> =>

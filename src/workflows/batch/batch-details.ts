@@ -10,6 +10,7 @@ export function renderBatchDetails(state: BatchStateSnapshot): string {
       .filter(([, count]) => count > 0)
       .map(([name, count]) => `${name} ${count}`)
       .join(' · '),
+    ...(state.integration ? [`Integration branch: ${state.integration}`] : []),
     ...state.tasks
       .filter((task) => task.blockedOn)
       .map((task) => `Task \`${task.id}\` is blocked: ${task.blockedOn!.map((blocker) => blocker.question).join(' / ')}`),

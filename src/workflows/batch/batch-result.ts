@@ -12,6 +12,7 @@ export interface BatchFacts {
   states: BatchTaskState[];
   startedAt: number;
   runs: number;
+  integration?: BatchResult['integration'];
 }
 
 /** The batch's result: per task, totals, the critical path through what actually ran, and the makespan. */
@@ -41,6 +42,8 @@ export function buildBatchResult(facts: BatchFacts): BatchResult {
       ...(state.verification ? { verification: state.verification } : {}),
       ...(state.unverifiedBecause ? { unverifiedBecause: state.unverifiedBecause } : {}),
       ...(state.openQuestions ? { openQuestions: state.openQuestions } : {}),
+      ...(state.interfaceMismatches?.length ? { interfaceMismatches: state.interfaceMismatches } : {}),
+      ...(state.integrationFailure ? { integrationFailure: state.integrationFailure } : {}),
       startedAt: iso(state.startedAt),
       endedAt: iso(state.endedAt),
       durationMs: duration(state) || undefined,
@@ -54,5 +57,6 @@ export function buildBatchResult(facts: BatchFacts): BatchResult {
     criticalPath: criticalPath(states, (id) => duration(byId.get(id)!)),
     makespanMs: ended - facts.startedAt,
     runs: facts.runs,
+    ...(facts.integration ? { integration: facts.integration } : {}),
   };
 }

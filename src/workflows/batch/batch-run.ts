@@ -28,8 +28,14 @@ import { addReportedAnswers, readAnswersBeforeRerun } from './answers.js';
 import { gitActivities } from '../common/activities.js';
 import { renderBatchDetails } from './batch-details.js';
 import { buildBatchResult } from './batch-result.js';
-import { derivedBatchId, prepareBatch, workspaceOf, type RepoState } from './batch-setup.js';
+import { derivedBatchId, operatorAccess, prepareBatch, workspaceOf, type RepoState } from './batch-setup.js';
+import { correctionBrief, IntegrationVerifier, type IntegrationCarry } from './integration-verification.js';
+import { integrationDecision, integrationQuestion } from './integration-question.js';
+import type { IntegrationFailure } from '../../shared/batch-state.js';
 import { childInput } from './child-input.js';
+import { interfaceMismatches, type Delivery } from '../../shared/delivery.js';
+import { DEFAULT_ACCESS } from '../../shared/command-access.js';
+import { taskContext } from './task-context.js';
 import { failedReport, failureMessage } from './failed-report.js';
 import { batchHostWait } from './host-wait.js';
 import { InFlight } from './in-flight.js';
@@ -57,6 +63,8 @@ export interface BatchCarry {
   startedAt: number;
   /** When the batch stops waiting, fixed by its first run; absent without a deadline. */
   deadlineAt?: number;
+  /** The integration branches' gate baselines and latest verdicts (`batchVerifiesIntegration`). */
+  integration?: IntegrationCarry;
 }
 
 type InboxItem = { taskId: string; report: ChildReport };
@@ -96,6 +104,10 @@ export class BatchRun implements MergeHost {
   /** `CodeloopStatus` kept current; `CodeloopPhase` for a batch is always `conducting`. */
   private readonly searchAttributes = new SearchAttributeTracker();
   private readonly deadline: DeadlineWatch;
+  /** Each task starts with the PRD, the plan in brief and what its dependencies delivered (`batchTaskContext`). */
+  private readonly givesContext: boolean;
+  readonly verifiesIntegration: boolean;
+  private readonly verifier: IntegrationVerifier;
 
   constructor(
     private readonly input: BatchInput,
@@ -112,12 +124,16 @@ export class BatchRun implements MergeHost {
     this.runs = (carry?.runs ?? 0) + 1;
     this.startedAt = carry?.startedAt ?? workflowNow();
     this.deadline = new DeadlineWatch(carry ? carry.deadlineAt : deadlineAt(input, this.startedAt));
+    this.verifiesIntegration = applies('batchVerifiesIntegration');
+    // Verified merges take turns: the gates must see the branch as one merge left it.
     this.merges = applies('batchMergesTogether')
-      ? new MergeQueue(this, new WorktreeCleanup(this.inFlight), applies('batchMergesPipelined'))
+      ? new MergeQueue(this, new WorktreeCleanup(this.inFlight), applies('batchMergesPipelined') && !this.verifiesIntegration)
       : new SerialMerges(this);
+    this.verifier = new IntegrationVerifier(this.onHost, operatorAccess(input), carry?.integration);
     this.answersFromReports = applies('batchAnswersFromReports');
     this.waitsForHosts = applies('batchWaitsForHosts');
     this.hostTimeout = TaskInputFieldsSchema.shape.hostTimeout.parse(input.taskDefaults.hostTimeout);
+    this.givesContext = applies('batchTaskContext');
   }
 
   async execute(): Promise<BatchResult> {
@@ -154,6 +170,7 @@ export class BatchRun implements MergeHost {
     this.tasks = tasks;
     this.repos = repos;
     this.states = states;
+    if (this.verifiesIntegration) for (const repo of Object.values(repos)) await this.verifier.recordBaseline(repo);
   }
 
   /** A bug met by work running in the background fails the batch here, with its own message. */
@@ -215,7 +232,8 @@ export class BatchRun implements MergeHost {
         (limit) =>
           gitActivities.createTaskWorktree.executeWithOptions(
             { taskQueue: binding.hostQueue, summary: `worktree for ${task.id}`, ...limit },
-            [{ repo: repo.repo, batchId: this.batchId, taskId: task.id, fresh: state.attempts > 0 }],
+            // Verified, a dependent's worktree cut at a merge whose gates then failed is stale: it is cut again.
+            [{ repo: repo.repo, batchId: this.batchId, taskId: task.id, fresh: state.attempts > 0 || this.verifiesIntegration }],
           ),
         state,
       ));
@@ -225,7 +243,15 @@ export class BatchRun implements MergeHost {
     lifecycle.beginAttempt(state, worktree.branch);
     const child = await startChild<typeof agentTaskWorkflow>('agentTaskWorkflow', {
       workflowId: state.childWorkflowId,
-      args: [childInput(this.input, task, state, { workspace: worktree.path, hostQueue: binding.hostQueue })],
+      args: [
+        childInput(
+          this.input,
+          task,
+          state,
+          { workspace: worktree.path, hostQueue: binding.hostQueue },
+          this.givesContext ? this.contextOf(task, state) : {},
+        ),
+      ],
       // Children outlive a run of the batch (continue-as-new); cancelling the batch cancels them explicitly.
       parentClosePolicy: ParentClosePolicy.ABANDON,
       typedSearchAttributes: [{ key: batchIdKey, value: this.batchId }],
@@ -320,6 +346,79 @@ export class BatchRun implements MergeHost {
     for (const worktree of worktrees) this.prepared[worktree.taskId] = worktree;
   }
 
+  /** The task's context, and on a correction round what failed on the integration branch after its merge. */
+  private contextOf(task: BatchTask, state: BatchTaskState): { prd?: string; batchContext?: string } {
+    const context = taskContext(this.input, this.tasks, task, this.states);
+    const correction = correctionBrief(state);
+    if (!correction) return context;
+    return { ...context, batchContext: [context.batchContext, correction].filter(Boolean).join('\n\n') };
+  }
+
+  /**
+   * The gates on the integration branch once these tasks merged. Passing (or no worse than before the batch), they
+   * complete. Failing, the last of them to merge takes the blame: its first time, it runs one correction round on the
+   * new base with the failing tests; after that a human decides. The others complete: their merges came first.
+   */
+  async verifyMerged(states: BatchTaskState[]): Promise<void> {
+    if (states.length === 0) return;
+    const { failure } = await this.verifier.verify(this.placeOf(states[0].id));
+    const culprit = failure ? states.at(-1) : undefined;
+    for (const state of states) {
+      if (state === culprit) continue;
+      state.integrationFailure = undefined;
+      this.merged(state);
+    }
+    if (culprit && failure) this.integrationBroken(culprit, failure);
+  }
+
+  private integrationBroken(state: BatchTaskState, failure: IntegrationFailure): void {
+    state.integrationFailure = failure;
+    // Worktrees cut for its dependents at this merge hold the broken branch.
+    for (const dependent of this.states) if (dependent.dependsOn.includes(state.id)) delete this.prepared[dependent.id];
+    log.warn('integration branch fails after a merge', { taskId: state.id, gates: failure.gates });
+    if ((state.integrationRounds ?? 0) === 0) {
+      state.integrationRounds = 1;
+      lifecycle.requeue(state);
+      this.publish();
+      return;
+    }
+    this.inFlight.launch('conflict', () => this.askAboutIntegration(state, failure));
+  }
+
+  /** After its correction round the merge still breaks the gates: a human retries, accepts or fails it. */
+  private async askAboutIntegration(state: BatchTaskState, failure: IntegrationFailure): Promise<void> {
+    const question = integrationQuestion(state, this.placeOf(state.id).repo, failure);
+    const decision = integrationDecision(await this.desk.ask(question, this.deadline.remainingMs()));
+    if (decision === 'retry') {
+      state.integrationRounds = (state.integrationRounds ?? 0) + 1;
+      lifecycle.requeue(state);
+    } else if (decision === 'accept') {
+      this.merged(state);
+    } else {
+      const tests = failure.failures.length ? ` (${failure.failures.join('; ')})` : '';
+      lifecycle.failMerge(state, `its merge breaks the integration branch: ${failure.gates.join(', ')} fail${tests}`);
+      this.onFailure(state);
+    }
+    this.publish();
+  }
+
+  deliveryRequest(ids: string[]) {
+    if (!this.givesContext) return undefined;
+    const provides = Object.fromEntries(ids.flatMap((id) => (this.task(id).provides ? [[id, this.task(id).provides!]] : [])));
+    return { provides, access: DEFAULT_ACCESS };
+  }
+
+  /** Each merged task's delivery, checked against the interface it declared. */
+  delivered(deliveries: Delivery[]): void {
+    for (const delivery of deliveries) {
+      const state = this.states.find((candidate) => candidate.id === delivery.taskId);
+      if (!state) continue;
+      state.delivered = delivery;
+      const provides = this.task(delivery.taskId).provides;
+      if (provides?.length) state.interfaceMismatches = interfaceMismatches(provides, delivery.names);
+    }
+  }
+
   merged(state: BatchTaskState): void {
     lifecycle.merged(state);
     this.publish();
@@ -409,6 +508,7 @@ export class BatchRun implements MergeHost {
       runs: this.runs,
       startedAt: this.startedAt,
       deadlineAt: this.deadline.at,
+      ...(this.verifiesIntegration ? { integration: this.verifier.carry() } : {}),
     };
     log.info('batch continuing as new', { runs: this.runs, historyLength: workflowInfo().historyLength });
     // The next run gets the tasks as read (a tasks file is read once, when the batch starts).
@@ -432,6 +532,7 @@ export class BatchRun implements MergeHost {
       states: this.states,
       startedAt: this.startedAt,
       runs: this.runs,
+      ...(this.verifiesIntegration ? { integration: this.verifier.status() } : {}),
     });
   }
 
@@ -459,6 +560,7 @@ export class BatchRun implements MergeHost {
       answeredBlockers: this.desk.answered(),
       rejectedAnswers: this.desk.rejected,
       runs: this.runs,
+      ...(this.verifiesIntegration ? { integration: this.verifier.status() } : {}),
     };
   }
 }

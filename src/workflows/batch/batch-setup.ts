@@ -65,7 +65,7 @@ export async function prepareBatch(
 }
 
 /** What the batch input gives every task's commands (its `taskDefaults` first): a tasks file may ask for no more. */
-function operatorAccess(input: BatchInput): OperatorAccess {
+export function operatorAccess(input: BatchInput): OperatorAccess {
   const defaults = input.taskDefaults as { network?: Network; env?: string[] };
   return { network: defaults.network ?? input.network ?? 'off', env: defaults.env ?? input.env ?? [] };
 }

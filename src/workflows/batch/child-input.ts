@@ -4,9 +4,16 @@ import type { BatchTaskState } from '../../shared/batch-state.js';
 /**
  * The `agentTaskWorkflow` input of one batch task: what the batch lets every task's commands reach, then
  * `taskDefaults`, then the task's own fields, in its worktree on its repository's host, with the answers its earlier
- * runs were given.
+ * runs were given; and, from a batch that gives it (see `taskContext`), the PRD, the plan in brief and what its
+ * dependencies delivered.
  */
-export function childInput(batch: BatchInput, task: BatchTask, state: BatchTaskState, where: { workspace: string; hostQueue: string }) {
+export function childInput(
+  batch: BatchInput,
+  task: BatchTask,
+  state: BatchTaskState,
+  where: { workspace: string; hostQueue: string },
+  context: { prd?: string; batchContext?: string } = {},
+) {
   return {
     ...(batch.network === undefined ? {} : { network: batch.network }),
     ...(batch.env === undefined ? {} : { env: batch.env }),
@@ -19,6 +26,8 @@ export function childInput(batch: BatchInput, task: BatchTask, state: BatchTaskS
     // The batch gives each task its worktree and commits and merges it itself.
     git: 'in-place' as const,
     ...(task.prd === undefined ? {} : { prd: task.prd }),
+    ...(context.prd === undefined ? {} : { prd: context.prd }),
+    ...(context.batchContext === undefined ? {} : { batchContext: context.batchContext }),
     ...(task.maxIterations === undefined ? {} : { maxIterations: task.maxIterations }),
     ...(task.complexity === undefined ? {} : { complexity: task.complexity }),
     ...(task.network === undefined ? {} : { network: task.network }),

@@ -1,6 +1,8 @@
 import type { BatchRepo, PreparedWorktree } from '../../activities/git/index.js';
 import type { WorkspaceBinding } from '../../activities/workspace.js';
 import type { BatchTaskState } from '../../shared/batch-state.js';
+import type { Delivery } from '../../shared/delivery.js';
+import type { IntegrateTasksRequest } from '../../activities/git/index.js';
 import type { HostRunner } from './host-wait.js';
 import type { InFlight } from './in-flight.js';
 
@@ -25,6 +27,14 @@ export interface MergeHost {
   merged(state: BatchTaskState): void;
   conflicted(state: BatchTaskState, files: string[]): void;
   mergeFailed(state: BatchTaskState, error: unknown): void;
+  /** What to ask the merge step to read of these tasks' merges; nothing for a run from before `batchTaskContext`. */
+  deliveryRequest(ids: string[]): IntegrateTasksRequest['describe'];
+  /** What the merged tasks delivered, kept for their dependents. */
+  delivered(deliveries: Delivery[]): void;
+  /** Whether merged tasks wait for the gates on the integration branch (`batchVerifiesIntegration`). */
+  readonly verifiesIntegration: boolean;
+  /** Runs the gates on the integration branch after these tasks merged, then settles each (see `BatchRun`). */
+  verifyMerged(states: BatchTaskState[]): Promise<void>;
 }
 
 /** Brings finished tasks' branches into their repository's integration branch. */

@@ -93,6 +93,8 @@ export class MergeQueue implements Merger {
       })),
       prepare: this.prepare(ids, [...merging]),
     };
+    const describe = this.host.deliveryRequest(ids);
+    if (describe) request.describe = describe;
     if (this.pipelined) for (const id of ids) merging.add(id);
     const shown = ids.length > 3 ? `${ids.length} tasks (${ids.slice(0, 3).join(', ')}, …)` : ids.join(', ');
     const summary = `commit and merge ${shown} into ${repo.integrationBranch}`;
@@ -105,10 +107,20 @@ export class MergeQueue implements Merger {
     const result = await (this.pipelined ? merge.finally(() => ids.forEach((id) => merging.delete(id))) : merge);
     if (!result) return;
     this.host.keepPrepared(result.prepared);
-    for (const state of group) {
-      const conflict = result.conflicts.find((candidate) => candidate.taskId === state.id);
-      if (conflict) this.host.conflicted(state, conflict.files);
-      else this.host.merged(state);
+    if (result.delivered) this.host.delivered(result.delivered);
+    if (this.host.verifiesIntegration) {
+      for (const conflict of result.conflicts)
+        this.host.conflicted(
+          group.find((state) => state.id === conflict.taskId)!,
+          conflict.files,
+        );
+      await this.host.verifyMerged(group.filter((state) => result.merged.includes(state.id)));
+    } else {
+      for (const state of group) {
+        const conflict = result.conflicts.find((candidate) => candidate.taskId === state.id);
+        if (conflict) this.host.conflicted(state, conflict.files);
+        else this.host.merged(state);
+      }
     }
     const merged = request.tasks.filter((task) => result.merged.includes(task.taskId));
     this.cleanup.remove(

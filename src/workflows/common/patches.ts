@@ -62,6 +62,12 @@ export const PATCHES = {
   sideCallsRecover: { id: 'side-calls-recover', added: '2026-11-26', deprecateAfter: '2026-12-26' },
   /** A task whose codeloop.json asks for setup, named files, services or a network of its own gets them before its first turn. */
   taskEnvironment: { id: 'task-environment', added: '2026-11-26', deprecateAfter: '2026-12-26' },
+  /** A batch task's merge is read for what it delivered; each task starts with the PRD, the plan and its dependencies' deliveries. */
+  batchTaskContext: { id: 'batch-task-context', added: '2026-11-26', deprecateAfter: '2026-12-26' },
+  /** The gates run on the integration branch after each merge; a merge that breaks them fails its task, with one correction round. */
+  /** Planning compacts its conversation and keeps within spend caps before each model call, as a task does. */
+  planRunGuards: { id: 'plan-run-guards', added: '2026-11-26', deprecateAfter: '2026-12-26' },
+  batchVerifiesIntegration: { id: 'batch-verifies-integration', added: '2026-11-26', deprecateAfter: '2026-12-26' },
 } as const satisfies Record<string, Patch>;
 
 export type PatchName = keyof typeof PATCHES;

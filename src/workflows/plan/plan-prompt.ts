@@ -10,6 +10,9 @@ Rules:
 - Each task is one focused change a developer could review on its own: a feature, a module, a test suite. Prefer fewer, meaningful tasks over many tiny ones.
 - dependsOn names the tasks whose work a task builds on. Tasks with no dependency path between them run at the same time, so two tasks that change the same file must depend on each other (codeloop adds that order itself when their files overlap).
 - acceptance lists checkable criteria (a command that passes, a behaviour a test can show); files lists the paths a task expects to create or change.
+- Plan the interfaces between tasks: provides lists the public names a task adds, with their signatures (\`add_bookmark(url, title)\`, a CLI command), and uses the names of other tasks it calls. The batch checks each provides against the task's code when it completes.
+- Shared documents (README.md, a changelog) do not need an order: changes to them that do not overlap are merged as text.
+- What each task will see: its title, description and acceptance; the requirements document (whole up to 20,000 characters, otherwise only the sections its prdSections name by heading); the plan in brief (every task's id, title, first description line, files, provides and uses); and for each completed dependency, its summary, the files it changed and the public names it added, read from its merged code.
 - If the plan comes back with problems or a reviewer's reason, fix exactly those and submit again.`;
 
 /** The planner's system prompt: its rules, the project as a task would see it, the PRD and the plan's limits. */

@@ -19,6 +19,8 @@ import { executeToolCalls, toToolResults, type ToolTarget } from '../common/tool
 import { renderOpenBlockers } from '../common/blocker-details.js';
 import { PLANNING_KICKOFF, planningSystemPrompt, reviewQuestion, stuckQuestion, SUBMIT_NOW } from './plan-prompt.js';
 import { reviewVerdict } from './review.js';
+import { PlanGuards } from './plan-guards.js';
+import { applies } from '../common/patches.js';
 
 /** Model turns of exploring per draft before the planner is told to submit. */
 const EXPLORING_TURNS = 20;
@@ -38,20 +40,26 @@ export class PlanRun {
   private status: PlanStatus = 'running';
   private phase: PlanPhase = 'exploring';
   private system = '';
-  private readonly messages: Message[] = [];
+  private messages: Message[] = [];
   /** The answer to the latest turn, sent with the next model call. */
   private reply: ContentBlock[] = [];
   private turns = 0;
   private drafts = 0;
-  /** Planning has no spend caps; this only adds up its model calls. */
-  private readonly spend = new Spend(undefined, {});
+  /** Its model calls, within the plan's caps when it has any (checked from `planRunGuards` on). */
+  readonly spend: Spend;
+  /** Compaction and spend caps before each planning call; runs from before `planRunGuards` had neither. */
+  private readonly guards?: PlanGuards;
   private plan?: Plan;
   private planFile?: string;
   private batchWorkflowId?: string;
+  /** The PRD as read: the batch gives it to every task. */
+  private prd = '';
 
   constructor(private readonly input: PlanInput) {
     this.planId = input.planId ?? batchIdFromWorkflowId(workflowInfo().workflowId);
     this.desk = new BlockerDesk(undefined, () => this.publish());
+    this.spend = new Spend(undefined, { maxTotalTokens: input.maxTotalTokens, maxCostUsd: input.maxCostUsd });
+    if (applies('planRunGuards')) this.guards = new PlanGuards(input, this);
   }
 
   async execute(): Promise<PlanResult> {
@@ -132,6 +140,7 @@ export class PlanRun {
           { workspace: binding.workspace, file: this.input.prdFile },
         ])
       : this.input.prd!;
+    this.prd = prd.trim();
     this.system = planningSystemPrompt(this.input, project, prd);
     this.reply = [{ type: 'text', text: PLANNING_KICKOFF }];
     const target = { workspace: binding.workspace, hostQueue: binding.hostQueue, access: { network: 'off' as const, env: [] } };
@@ -164,6 +173,7 @@ export class PlanRun {
   private async callModel(): Promise<ToolUseBlock[]> {
     this.messages.push({ role: 'user', content: this.reply });
     this.reply = [];
+    if (this.guards) this.messages = await this.guards.beforeCall(this.system, this.messages);
     this.turns += 1;
     countIteration();
     const request = { model: this.input.models?.planning ?? this.input.model, purpose: 'planning' as const, system: this.system };
@@ -208,14 +218,14 @@ export class PlanRun {
   }
 
   /** A question for a human on the plan's own desk, the plan blocked while it waits. */
-  private async askHuman(spec: BlockerSpec): Promise<string> {
+  async askHuman(spec: BlockerSpec): Promise<string> {
     this.status = 'blocked';
     const { answer } = (await this.desk.ask(spec)) as { answer: string };
     this.status = 'running';
     return answer;
   }
 
-  private stop(message: string): never {
+  stop(message: string): never {
     throw ApplicationFailure.nonRetryable(message, ErrorType.TaskFailed);
   }
 
@@ -254,6 +264,7 @@ export class PlanRun {
     const { planning: _planning, ...forTasks } = models ?? {};
     return {
       batchId: this.planId,
+      ...(this.prd ? { prd: this.prd } : {}),
       ...(Object.keys(forTasks).length ? { models: forTasks } : {}),
       ...(maxParallel === undefined ? {} : { maxParallel }),
       ...(onFailure === undefined ? {} : { onFailure }),

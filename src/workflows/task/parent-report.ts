@@ -6,6 +6,9 @@ import { verificationReasons } from '../../shared/gates.js';
 import type { TaskResult } from '../../shared/task-state.js';
 import { childReportSignal } from '../../shared/messages.js';
 
+/** A summary longer than this is cut in the report: the batch keeps it in its state and in its dependents' prompts. */
+const SUMMARY_REPORT_CHARS = 4_000;
+
 /**
  * A child task's line to its batch. The signal goes to the batch's workflow id, not a run, so it reaches the batch
  * after the batch has continued as new. A batch that is gone is not the task's problem: failures are ignored.
@@ -51,6 +54,7 @@ export class ParentReporter {
         ? { unverifiedBecause: verificationReasons(figures.gates ?? []) }
         : {}),
       ...(figures?.openQuestions?.length ? { openQuestions: figures.openQuestions } : {}),
+      ...(status === 'completed' && figures?.summary ? { summary: figures.summary.slice(0, SUMMARY_REPORT_CHARS) } : {}),
     });
   }
 

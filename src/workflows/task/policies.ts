@@ -1,9 +1,7 @@
 import { log } from '@temporalio/workflow';
 import { durationMs, STOP_WORDS } from '../../shared/blockers.js';
-import { DEFAULT_MODEL } from '../../shared/constants.js';
 import { ErrorType } from '../../shared/errors.js';
 import type { TaskInput } from '../../shared/task-input.js';
-import { applies, type PatchName } from '../common/patches.js';
 import { workflowNow } from '../common/workflow-time.js';
 import type { BlockerSpec } from '../common/blocker-desk.js';
 import { iterationBudget, type RunState } from './run-state.js';
@@ -26,32 +24,6 @@ export async function askForGuidance(host: PolicyHost, spec: BlockerSpec, reason
   const answer = await host.askHuman(spec);
   if (STOP_WORDS.test(answer)) host.fail(reason, ErrorType.TaskFailed, `stopped by a human: ${spec.question.split('\n')[0]}`);
   return answer;
-}
-
-/**
- * Asks a human, until the answer raises it enough, whenever a call of this projected size would cross a spend cap;
- * 'stop' fails the task. `patch` marks a check added after runs already existed, so their histories still replay.
- */
-export async function keepWithinCaps(
-  host: PolicyHost,
-  call: string,
-  inputTokens: number,
-  maxOutputTokens: number,
-  patch?: PatchName,
-): Promise<void> {
-  const model = host.state.model ?? DEFAULT_MODEL;
-  let hit = host.spend.wouldExceed(inputTokens, maxOutputTokens, model);
-  if (hit && patch && !applies(patch)) return;
-  while (hit) {
-    const answer = await host.askHuman({
-      origin: 'budget',
-      question: `Before ${call}: ${hit.message}. Answer with a new cap (e.g. 'raise to 5'), 'continue' to double it, or 'stop'.`,
-      options: ['continue', 'stop'],
-    });
-    if (!host.spend.raise(hit, answer))
-      host.fail(`${hit.cap}_cap`, ErrorType.BudgetExhausted, `stopped at the ${hit.cap} cap: ${hit.message}`);
-    hit = host.spend.wouldExceed(inputTokens, maxOutputTokens, model);
-  }
 }
 
 /** An exhausted budget asks instead of failing: "continue" grants as many again, "continue 20" that many. */

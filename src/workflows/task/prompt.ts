@@ -43,6 +43,7 @@ function taskLayer(task: TaskInput, answered: AnsweredQuestion[]): string {
     const note = prd.length > PRD_PROMPT_CHARS ? ' (truncated; read the full document in the workspace if it is there)' : '';
     parts.push(`## Requirements document${note}\n${truncateEnd(prd, PRD_PROMPT_CHARS)}`);
   }
+  if (task.batchContext?.trim()) parts.push(task.batchContext.trim());
   if (answered.length > 0) {
     parts.push(
       `## Questions already answered by a human\n${answered.map(({ question, answer }) => `Q: ${question}\nA: ${answer}`).join('\n\n')}`,

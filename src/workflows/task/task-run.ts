@@ -1,7 +1,7 @@
 import { allHandlersFinished, ApplicationFailure, condition, continueAsNew, log, workflowInfo } from '@temporalio/workflow';
 import type { Blocker } from '../../shared/blockers.js';
 import { DEFAULT_MODEL, MAX_OUTPUT_TOKENS } from '../../shared/constants.js';
-import type { ContentBlock, Message, ModelTurn, ToolUseBlock } from '../../shared/conversation.js';
+import type { Message, ModelTurn, ToolUseBlock } from '../../shared/conversation.js';
 import { ErrorType } from '../../shared/errors.js';
 import { modelFor } from '../../shared/models.js';
 import { cannotGoOn, classifyFinalQuestion, finalTurnBlocker, openQuestionsIn, questionsIn, type FinalSignal } from './final-question.js';
@@ -23,14 +23,15 @@ import { hostIdOf } from '../../shared/host-queue.js';
 import { approveCommand } from './approval.js';
 import { commandAccess, describeEnvironment, hasHostEnvironment, prepareTaskEnvironment, stopTaskEnvironment } from './task-environment.js';
 import { BlockerDesk, type BlockerSpec } from '../common/blocker-desk.js';
-import { measure, SUMMARY_SYSTEM, transcript, type ConversationSize } from './compaction.js';
-import { compactIfNeeded } from './compactor.js';
+import { finalText, measure, SUMMARY_MAX_TOKENS, SUMMARY_SYSTEM, transcript, type ConversationSize } from '../common/compaction.js';
+import { compactIfNeeded } from '../common/compactor.js';
 import { callSideModel } from '../common/side-model-call.js';
 import { Guards, type GuardVerdict } from './guards.js';
 import { fileCountOf, readTurnBudget } from './progress-watch.js';
 import { planForModelFailure } from './model-recovery.js';
 import { phaseOf } from './phase.js';
-import { askForGuidance, askForMoreIterations, isStalled, keepWithinCaps, onStall, stallMs, type PolicyHost } from './policies.js';
+import { askForGuidance, askForMoreIterations, isStalled, onStall, stallMs, type PolicyHost } from './policies.js';
+import { keepWithinCaps } from '../common/spend-caps.js';
 import { shouldContinueAsNew } from './run-budget.js';
 import {
   iterationBudget,
@@ -49,8 +50,6 @@ import { describeBaseline, describeUnverified, Verifier } from './verifier.js';
 import { SearchAttributeTracker } from '../common/search-attributes.js';
 import { TaskTrail } from './task-trail.js';
 import { publishCurrentDetails } from './visibility.js';
-
-const SUMMARY_MAX_TOKENS = 2_048;
 
 /** One run of a task: the ReAct loop over one `RunState`, its guards, and the state `getState` reports. */
 export class TaskRun implements PolicyHost {
@@ -576,12 +575,4 @@ export class TaskRun implements PolicyHost {
       result: state.result,
     };
   }
-}
-
-function finalText(content: ContentBlock[]): string {
-  return content
-    .filter((block) => block.type === 'text')
-    .map((block) => (block.type === 'text' ? block.text : ''))
-    .join('\n')
-    .trim();
 }

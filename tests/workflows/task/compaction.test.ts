@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import type { Message } from '../../../src/shared/conversation.js';
-import { dropSupersededOutputs, maskOldToolOutputs, recentStart, splitForSummary } from '../../../src/workflows/task/compaction.js';
+import { dropSupersededOutputs, maskOldToolOutputs, recentStart, splitForSummary } from '../../../src/workflows/common/compaction.js';
 import { checkConversation } from '../../support/fake-messages-api.js';
 
 /** A conversation of `turns` exchanges, each one tool call and its result. */

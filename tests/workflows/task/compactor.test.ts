@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import type { Message } from '../../../src/shared/conversation.js';
-import { SUMMARY_HEADING } from '../../../src/workflows/task/compaction.js';
-import { compactIfNeeded } from '../../../src/workflows/task/compactor.js';
+import { SUMMARY_HEADING } from '../../../src/workflows/common/compaction.js';
+import { compactIfNeeded } from '../../../src/workflows/common/compactor.js';
 
 const KICKOFF = 'Start the task "Totals". Explore the workspace, make the change, verify it, then reply with a summary.';
 const WINDOW = 20_000;

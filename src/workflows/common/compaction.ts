@@ -1,5 +1,5 @@
 import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from '../../shared/conversation.js';
-import { estimateTokens } from '../common/pricing.js';
+import { estimateTokens } from './pricing.js';
 import { truncateMiddle } from '../../text/truncate.js';
 
 /** Compact at 85% of the model's context window. */
@@ -212,6 +212,18 @@ export function transcript(messages: Message[]): string {
     }
   }
   return lines.join('\n');
+}
+
+/** The summariser's output allowance. */
+export const SUMMARY_MAX_TOKENS = 2_048;
+
+/** A turn's text blocks, joined: the summary, or a final answer. */
+export function finalText(content: readonly ContentBlock[]): string {
+  return content
+    .filter((block) => block.type === 'text')
+    .map((block) => (block.type === 'text' ? block.text : ''))
+    .join('\n')
+    .trim();
 }
 
 export const SUMMARY_SYSTEM =
