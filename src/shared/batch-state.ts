@@ -3,6 +3,7 @@ import type { Usage } from './conversation.js';
 import type { BatchInput } from './batch-input.js';
 import type { Verification } from './gates.js';
 import type { SpendByPurpose } from './models.js';
+import type { NotificationOutcome, PublishedBranch } from './mornings.js';
 
 export type BatchTaskStatus = 'pending' | 'running' | 'merging' | 'completed' | 'failed' | 'skipped' | 'cancelled';
 
@@ -37,6 +38,8 @@ export interface BatchTaskState {
   unverifiedBecause?: string[];
   /** Its questions that did not stop it, for a human to read. */
   openQuestions?: string[];
+  /** What the task said it did, from its final report. */
+  summary?: string;
 }
 
 /**
@@ -45,6 +48,7 @@ export interface BatchTaskState {
  */
 export type ChildReport =
   | { kind: 'blockers'; workflowId: string; open: { id: string; question: string }[] }
+  | { kind: 'spend'; workflowId: string; costUsd: number; spendByPurpose: SpendByPurpose }
   | {
       kind: 'finished';
       workflowId: string;
@@ -58,6 +62,7 @@ export type ChildReport =
       verification?: Verification;
       unverifiedBecause?: string[];
       openQuestions?: string[];
+      summary?: string;
     };
 
 /** A child's end, as the batch reads it. */
@@ -65,7 +70,7 @@ export type FinishedReport = Extract<ChildReport, { kind: 'finished' }>;
 
 export interface BatchStateSnapshot {
   batchId: string;
-  status: 'running' | 'blocked' | 'completed' | 'failed' | 'cancelled' | 'deadline';
+  status: 'running' | 'blocked' | 'completed' | 'failed' | 'cancelled' | 'deadline' | 'budget';
   onFailure: BatchInput['onFailure'];
   maxParallel: number;
   integrationBranch?: string;
@@ -75,12 +80,24 @@ export interface BatchStateSnapshot {
   answeredBlockers: Blocker[];
   rejectedAnswers: RejectedAnswer[];
   runs: number;
+  /** What the batch has spent against its `maxCostUsd`, when it has one. */
+  budget?: BudgetReport;
+}
+
+/** A batch's spend against its `maxCostUsd`: what its tasks spent (running ones included), by purpose. */
+export interface BudgetReport {
+  softUsd: number;
+  hardUsd: number;
+  spentUsd: number;
+  byPurpose: SpendByPurpose;
+  /** Which limit the batch reached: at `soft` no new task started, at `hard` running tasks were cancelled too. */
+  reached?: 'soft' | 'hard';
 }
 
 export interface BatchResult {
   batchId: string;
   /** `deadline`: the batch stopped at its deadline, with tasks still running or waiting (see each task's `waitingFor`). */
-  status: 'completed' | 'failed' | 'cancelled' | 'deadline';
+  status: 'completed' | 'failed' | 'cancelled' | 'deadline' | 'budget';
   /** The deadline the batch ran under, e.g. `8h`. */
   deadline?: string;
   integrationBranch?: string;
@@ -100,6 +117,7 @@ export interface BatchResult {
     | 'verification'
     | 'unverifiedBecause'
     | 'openQuestions'
+    | 'summary'
   > & {
     startedAt?: string;
     endedAt?: string;
@@ -109,4 +127,10 @@ export interface BatchResult {
   criticalPath: { ids: string[]; durationMs: number };
   makespanMs: number;
   runs: number;
+  /** `budget` status: the batch reached its `maxCostUsd`; here with what was spent by purpose. */
+  budget?: BudgetReport;
+  /** Branches pushed and pull requests opened or updated by `publish`. */
+  published?: PublishedBranch[];
+  /** The morning message's delivery to each `notify` target; a failure here never failed the batch. */
+  notifications?: NotificationOutcome[];
 }

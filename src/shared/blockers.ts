@@ -23,7 +23,9 @@ export type BlockerOrigin =
   | 'stall'
   | 'merge-conflict'
   | 'plan-review'
-  | 'setup';
+  | 'setup'
+  | 'remote'
+  | 'model-outage';
 
 export interface Blocker {
   id: string;

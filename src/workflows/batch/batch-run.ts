@@ -150,7 +150,7 @@ export class BatchRun implements MergeHost {
   }
 
   private async prepare(): Promise<void> {
-    const { tasks, repos, states } = await prepareBatch(this.input, this.batchId, this.onHost);
+    const { tasks, repos, states } = await prepareBatch(this.input, this.batchId, this.onHost, this.desk);
     this.tasks = tasks;
     this.repos = repos;
     this.states = states;

@@ -74,6 +74,7 @@ export function finish(state: BatchTaskState, report: FinishedReport, requireVer
     ...(report.verification ? { verification: report.verification } : {}),
     ...(report.unverifiedBecause ? { unverifiedBecause: report.unverifiedBecause } : {}),
     ...(report.openQuestions ? { openQuestions: report.openQuestions } : {}),
+    ...(report.summary ? { summary: report.summary } : {}),
   };
   if (report.status === 'completed' && requireVerified && report.verification !== 'verified') {
     const why = report.unverifiedBecause?.join('; ') ?? 'it reported no verification';

@@ -5,6 +5,12 @@ import { emptyUsage } from '../../shared/conversation.js';
 import { verificationReasons } from '../../shared/gates.js';
 import type { TaskResult } from '../../shared/task-state.js';
 import { childReportSignal } from '../../shared/messages.js';
+import type { SpendByPurpose } from '../../shared/models.js';
+
+export interface SpendReport {
+  costUsd: number;
+  byPurpose: SpendByPurpose;
+}
 
 /**
  * A child task's line to its batch. The signal goes to the batch's workflow id, not a run, so it reaches the batch
@@ -25,6 +31,11 @@ export class ParentReporter {
     if (key === this.lastBlockers) return;
     this.lastBlockers = key;
     void this.send({ kind: 'blockers', workflowId: workflowInfo().workflowId, open: summary });
+  }
+
+  /** What the task has spent so far, for a batch that keeps a budget (`reportSpend`). */
+  spent(spend: SpendReport): void {
+    void this.send({ kind: 'spend', workflowId: workflowInfo().workflowId, costUsd: spend.costUsd, spendByPurpose: spend.byPurpose });
   }
 
   /** The task's end, with what humans answered it (across every run of it), so a re-run of the task starts with that. */
@@ -51,6 +62,7 @@ export class ParentReporter {
         ? { unverifiedBecause: verificationReasons(figures.gates ?? []) }
         : {}),
       ...(figures?.openQuestions?.length ? { openQuestions: figures.openQuestions } : {}),
+      ...(result?.summary ? { summary: result.summary.slice(0, 2_000) } : {}),
     });
   }
 
