@@ -95,6 +95,12 @@ export function costLimits(maxCost: MaxCost): { soft: number; hard: number } {
   return typeof maxCost === 'number' ? { soft: maxCost, hard: maxCost } : { soft: maxCost.soft, hard: maxCost.hard ?? maxCost.soft };
 }
 
+/** How a target is named in the batch result: its kind and where it goes, never a secret URL's path. */
+export function describeTarget(target: NotifyTarget): string {
+  if (target.kind === 'email') return `email to ${target.to.join(', ')}`;
+  return target.urlEnv ? `${target.kind} ($${target.urlEnv})` : `${target.kind} ${/^https?:\/\/([^/]+)/.exec(target.url!)?.[1] ?? ''}`;
+}
+
 /** What publishing did: the branch pushed and the pull request opened or updated (its number and address). */
 export interface PublishedBranch {
   branch: string;

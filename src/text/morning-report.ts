@@ -48,7 +48,7 @@ function taskLines(result: BatchResult, bullet: string): string[] {
   return result.tasks.flatMap((task) => {
     const flag = task.verification && task.verification !== 'verified' ? ` [${task.verification.toUpperCase()}]` : '';
     const verification = task.verification === 'verified' ? ', gates passed' : '';
-    const cost = task.costUsd === undefined ? '' : `, $${task.costUsd.toFixed(2)}`;
+    const cost = task.costUsd === undefined ? '' : `, $${task.costUsd.toFixed(4)}`;
     const lines = [`${bullet}${task.id} (${task.title}): ${task.status}${flag}${verification}${cost}`];
     if (task.summary) lines.push(`    ${oneLine(task.summary).slice(0, 300)}`);
     if (task.reason && task.status !== 'completed') lines.push(`    why: ${oneLine(task.reason)}`);
@@ -86,7 +86,7 @@ export function renderPullRequestBody(facts: MorningFacts): string {
     '## Changes',
     '',
     '```',
-    facts.diffstat?.trim() || '(no changes)',
+    facts.diffstat?.replace(/^\n+|\s+$/g, '') || '(no changes)',
     '```',
     '',
     '## Open questions',

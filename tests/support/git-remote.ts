@@ -13,7 +13,7 @@ export interface GitRemote {
   bare: string;
   /** The worker's checkout: a clone of `bare` with `origin` pointing at it, as the team left it. */
   checkout: string;
-  /** A teammate pushes a commit adding `file` to `branch` (default `main`); returns the commit. */
+  /** A teammate pushes a commit adding `file` to `branch` (default `main`; a new one starts from `main`); returns the commit. */
   push(file: string, content: string, branch?: string): string;
   /** A branch's commit in the bare repository, or undefined. */
   head(branch: string): string | undefined;
@@ -41,7 +41,8 @@ export function makeGitRemote(): GitRemote {
     checkout,
     push(file, content, branch = 'main') {
       run(teammate, 'fetch', '-q', 'origin');
-      run(teammate, 'checkout', '-q', '-B', branch, `origin/${branch}`);
+      const known = run(teammate, 'branch', '-r', '--list', `origin/${branch}`) !== '';
+      run(teammate, 'checkout', '-q', '-B', branch, known ? `origin/${branch}` : 'origin/main');
       writeFileSync(path.join(teammate, file), content);
       run(teammate, 'add', '-A');
       run(teammate, 'commit', '-q', '-m', `add ${file}`);

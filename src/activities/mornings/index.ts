@@ -1,11 +1,11 @@
 import { withHeartbeat } from '../heartbeat.js';
 import { fetchBase } from '../git/remote-git.js';
 import type { NotifyTarget, PublishedBranch } from '../../shared/mornings.js';
-import { deliverNotification, type MorningMessage } from './notify.js';
-import { batchPageUrl, publishBranch, type PublishRequest } from './publish-branch.js';
+import { deliverNotification, type MorningNews } from './notify.js';
+import { publishBranch, type PublishRequest } from './publish-branch.js';
 
 export type { PublishRequest } from './publish-branch.js';
-export type { MorningMessage } from './notify.js';
+export type { MorningNews } from './notify.js';
 
 /**
  * The steps that reach outside the worker for a night's work: fetching a fresh base, pushing and opening pull
@@ -16,9 +16,7 @@ export function createMorningActivities(deps: { workerEnv: () => NodeJS.ProcessE
   return {
     fetchBase: (input: { repo: string; remote: string; baseBranch?: string }) => withHeartbeat(() => fetchBase(input, deps.workerEnv())),
     publishBranch: (request: PublishRequest): Promise<PublishedBranch> => withHeartbeat(() => publishBranch(request, deps.workerEnv())),
-    deliverNotification: (input: { target: NotifyTarget; message: MorningMessage }): Promise<void> =>
+    deliverNotification: (input: { target: NotifyTarget; news: MorningNews }): Promise<void> =>
       withHeartbeat(() => deliverNotification(input, deps.workerEnv())),
-    /** The batch's Web UI page as this worker knows it (`CODELOOP_UI_URL`), for the morning message. */
-    batchPageUrl: async (): Promise<string | undefined> => batchPageUrl(deps.workerEnv()),
   };
 }

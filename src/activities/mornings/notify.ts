@@ -1,19 +1,35 @@
 import { ApplicationFailure } from '@temporalio/common';
 import nodemailer from 'nodemailer';
 import { ErrorType } from '../../shared/errors.js';
+import type { BatchResult } from '../../shared/batch-state.js';
 import type { NotifyTarget } from '../../shared/mornings.js';
+import { batchSummaryLine, morningTitle, renderMorningText } from '../../text/morning-report.js';
+import { batchPageUrl } from './publish-branch.js';
 
-export interface MorningMessage {
-  title: string;
-  text: string;
-  /** The figures behind the text, for a generic webhook's consumer. */
-  data: Record<string, unknown>;
+/** What the morning message is made from: the batch's result and the pull requests its publishing opened. */
+export interface MorningNews {
+  result: BatchResult;
+  pullRequests: string[];
 }
 
-/** How a target is named in the batch result: its kind and where it goes, never a secret URL. */
-export function describeTarget(target: NotifyTarget): string {
-  if (target.kind === 'email') return `email to ${target.to.join(', ')}`;
-  return target.urlEnv ? `${target.kind} ($${target.urlEnv})` : `${target.kind} ${new URL(target.url!).host}`;
+/** The message: a title, the text (the budget first, then the figures `codeloop report` gives) and, for a JSON webhook, the figures. */
+function messageOf(news: MorningNews, env: NodeJS.ProcessEnv) {
+  const uiUrl = batchPageUrl(env);
+  const { result } = news;
+  return {
+    title: morningTitle(result),
+    text: renderMorningText({ result, uiUrl, pullRequests: news.pullRequests }),
+    data: {
+      batchId: result.batchId,
+      status: result.status,
+      summary: batchSummaryLine(result),
+      tasks: result.totals.tasks,
+      costUsd: result.totals.costUsd,
+      ...(result.budget ? { budget: result.budget } : {}),
+      pullRequests: news.pullRequests,
+      ...(uiUrl ? { uiUrl } : {}),
+    },
+  };
 }
 
 function urlOf(target: { url?: string; urlEnv?: string }, env: NodeJS.ProcessEnv): string {
@@ -36,8 +52,9 @@ async function post(url: string, body: unknown): Promise<void> {
  * Sends the morning message to one target. A failure is retried by the activity's policy; the batch records the
  * last one and goes on.
  */
-export async function deliverNotification(input: { target: NotifyTarget; message: MorningMessage }, env: NodeJS.ProcessEnv): Promise<void> {
-  const { target, message } = input;
+export async function deliverNotification(input: { target: NotifyTarget; news: MorningNews }, env: NodeJS.ProcessEnv): Promise<void> {
+  const { target } = input;
+  const message = messageOf(input.news, env);
   if (target.kind === 'slack') return post(urlOf(target, env), { text: `*${message.title}*\n${message.text}` });
   if (target.kind === 'webhook') return post(urlOf(target, env), { title: message.title, text: message.text, ...message.data });
   const smtp = env.CODELOOP_SMTP_URL;

@@ -47,7 +47,7 @@ export async function publishBranch(request: PublishRequest, env: NodeJS.Process
       ErrorType.ForgeFailed,
     );
   const base = publish.base ?? request.baseBranch ?? (await remoteDefaultBranch(repo, publish.remote, env));
-  const diffstat = await tryGit(repo, ['diff', '--stat', `${request.diffBase}...refs/heads/${branch}`]);
+  const diffstat = await tryGit(repo, ['diff', '--stat', `${request.diffBase}...refs/heads/${branch}`], { raw: true });
   const body = renderPullRequestBody({ result: request.result, uiUrl: batchPageUrl(env), diffstat: diffstat.stdout });
   const pullRequest = await forgeFor(publish.forge, env).upsertPullRequest({
     repository,

@@ -41,6 +41,7 @@ export function buildBatchResult(facts: BatchFacts): BatchResult {
       ...(state.verification ? { verification: state.verification } : {}),
       ...(state.unverifiedBecause ? { unverifiedBecause: state.unverifiedBecause } : {}),
       ...(state.openQuestions ? { openQuestions: state.openQuestions } : {}),
+      ...(state.summary ? { summary: state.summary } : {}),
       startedAt: iso(state.startedAt),
       endedAt: iso(state.endedAt),
       durationMs: duration(state) || undefined,

@@ -33,6 +33,7 @@ import { childInput } from './child-input.js';
 import { failedReport, failureMessage } from './failed-report.js';
 import { batchHostWait } from './host-wait.js';
 import { InFlight } from './in-flight.js';
+import { notifyNight, publishNight } from './night-end.js';
 import { conflictDecision, conflictQuestion } from './merge-conflict.js';
 import type { MergeHost, Merger, TaskPlace } from './merge-host.js';
 import { MergeQueue } from './merge-queue.js';
@@ -96,6 +97,8 @@ export class BatchRun implements MergeHost {
   /** `CodeloopStatus` kept current; `CodeloopPhase` for a batch is always `conducting`. */
   private readonly searchAttributes = new SearchAttributeTracker();
   private readonly deadline: DeadlineWatch;
+  /** What publishing and the morning message did, once the batch has ended. */
+  private readonly nightEnd: Pick<BatchResult, 'published' | 'notifications'> = {};
 
   constructor(
     private readonly input: BatchInput,
@@ -129,7 +132,7 @@ export class BatchRun implements MergeHost {
       while (this.inbox.length > 0) await this.handle(this.inbox.shift()!);
       this.rethrowFault();
       if (this.deadline.due && this.outcome !== 'deadline') await this.stopAtDeadline();
-      if (this.done()) return this.finish();
+      if (this.done()) return await this.finish();
       if (this.continueAsNewDue()) {
         // Merges in flight finish first (seconds); a merge waiting on a human postpones continue-as-new instead.
         await condition(() => this.inFlight.idle('start', 'git'));
@@ -416,15 +419,25 @@ export class BatchRun implements MergeHost {
     return continueAsNew<(input: unknown, carry?: BatchCarry) => Promise<BatchResult>>(next, carry);
   }
 
-  private finish(): BatchResult {
+  private async finish(): Promise<BatchResult> {
     const allDone = this.states.every((state) => state.status === 'completed');
     this.outcome ??= allDone ? 'completed' : 'failed';
     this.publish();
+    await this.endNight();
     return this.result();
   }
 
+  /** `publish` and `notify`: the branches pushed with their pull requests, then the morning message. */
+  private async endNight(): Promise<void> {
+    if (!this.input.publish && !this.input.notify?.length) return;
+    const published = this.input.publish ? await publishNight(this.input, this.result(), this.states, (id) => this.placeOf(id)) : [];
+    if (published.length) this.nightEnd.published = published;
+    const notifications = await notifyNight(this.input, this.result(), published);
+    if (notifications.length) this.nightEnd.notifications = notifications;
+  }
+
   result(): BatchResult {
-    return buildBatchResult({
+    const result = buildBatchResult({
       batchId: this.batchId,
       status: this.outcome === 'cancelled' || this.outcome === 'failed' || this.outcome === 'deadline' ? this.outcome : 'completed',
       deadline: this.deadline.at === undefined ? undefined : deadlineOf(this.input),
@@ -433,6 +446,7 @@ export class BatchRun implements MergeHost {
       startedAt: this.startedAt,
       runs: this.runs,
     });
+    return { ...result, ...this.nightEnd };
   }
 
   private status(): BatchStateSnapshot['status'] {
