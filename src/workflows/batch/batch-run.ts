@@ -33,6 +33,7 @@ import { childInput } from './child-input.js';
 import { failedReport, failureMessage } from './failed-report.js';
 import { batchHostWait } from './host-wait.js';
 import { InFlight } from './in-flight.js';
+import { BatchBudget } from './budget.js';
 import { notifyNight, publishNight } from './night-end.js';
 import { conflictDecision, conflictQuestion } from './merge-conflict.js';
 import type { MergeHost, Merger, TaskPlace } from './merge-host.js';
@@ -58,6 +59,8 @@ export interface BatchCarry {
   startedAt: number;
   /** When the batch stops waiting, fixed by its first run; absent without a deadline. */
   deadlineAt?: number;
+  /** Running tasks' reported spend and the budget limit acted on; absent without `maxCostUsd`. */
+  budget?: ReturnType<BatchBudget['carry']>;
 }
 
 type InboxItem = { taskId: string; report: ChildReport };
@@ -97,6 +100,7 @@ export class BatchRun implements MergeHost {
   /** `CodeloopStatus` kept current; `CodeloopPhase` for a batch is always `conducting`. */
   private readonly searchAttributes = new SearchAttributeTracker();
   private readonly deadline: DeadlineWatch;
+  private readonly budget: BatchBudget;
   /** What publishing and the morning message did, once the batch has ended. */
   private readonly nightEnd: Pick<BatchResult, 'published' | 'notifications'> = {};
 
@@ -115,6 +119,7 @@ export class BatchRun implements MergeHost {
     this.runs = (carry?.runs ?? 0) + 1;
     this.startedAt = carry?.startedAt ?? workflowNow();
     this.deadline = new DeadlineWatch(carry ? carry.deadlineAt : deadlineAt(input, this.startedAt));
+    this.budget = new BatchBudget(input.maxCostUsd, carry?.budget);
     this.merges = applies('batchMergesTogether')
       ? new MergeQueue(this, new WorktreeCleanup(this.inFlight), applies('batchMergesPipelined'))
       : new SerialMerges(this);
@@ -132,6 +137,8 @@ export class BatchRun implements MergeHost {
       while (this.inbox.length > 0) await this.handle(this.inbox.shift()!);
       this.rethrowFault();
       if (this.deadline.due && this.outcome !== 'deadline') await this.stopAtDeadline();
+      const limit = this.budget.due(this.states);
+      if (limit) await this.stopAtBudget(limit);
       if (this.done()) return await this.finish();
       if (this.continueAsNewDue()) {
         // Merges in flight finish first (seconds); a merge waiting on a human postpones continue-as-new instead.
@@ -147,7 +154,8 @@ export class BatchRun implements MergeHost {
           this.startable() ||
           this.done() ||
           this.inFlight.fault !== undefined ||
-          (this.deadline.due && this.outcome !== 'deadline'),
+          (this.deadline.due && this.outcome !== 'deadline') ||
+          this.budget.due(this.states) !== undefined,
       );
     }
   }
@@ -173,9 +181,9 @@ export class BatchRun implements MergeHost {
     return this.slots() > 0 && readyTasks(this.states, this.input.onFailure).length > 0 && !this.stopping();
   }
 
-  /** `fail-fast` after a failure, or past the deadline: nothing new starts. */
+  /** `fail-fast` after a failure, past the deadline or at the budget: nothing new starts. */
   private stopping(): boolean {
-    return this.outcome === 'failed' || this.outcome === 'deadline';
+    return this.outcome === 'failed' || this.outcome === 'deadline' || this.outcome === 'budget';
   }
 
   private slots(): number {
@@ -267,6 +275,10 @@ export class BatchRun implements MergeHost {
   receive(report: ChildReport): void {
     const state = this.states.find((candidate) => candidate.childWorkflowId === report.workflowId);
     if (!state) return;
+    if (report.kind === 'spend') {
+      if (state.status === 'running') this.budget.noteSpend(state.id, { costUsd: report.costUsd, byPurpose: report.spendByPurpose });
+      return;
+    }
     if (report.kind === 'blockers') {
       lifecycle.noteBlockers(state, report.open);
       this.publish();
@@ -386,6 +398,28 @@ export class BatchRun implements MergeHost {
     await condition(() => states.every((state) => this.inbox.some((item) => item.taskId === state.id)), '1 minute');
   }
 
+  /**
+   * The budget: at the soft limit nothing new starts and pending tasks are skipped, while running ones finish and
+   * merge; at the hard limit running tasks are cancelled too, keeping the questions they were waiting on.
+   */
+  private async stopAtBudget(limit: 'soft' | 'hard'): Promise<void> {
+    this.budget.acted = limit;
+    if (this.outcome !== 'deadline' && this.outcome !== 'cancelled') this.outcome = 'budget';
+    const { spentUsd } = this.budget.spent(this.states);
+    const limits = this.budget.limits!;
+    const spent = `$${spentUsd.toFixed(4)} spent`;
+    for (const state of this.states.filter((candidate) => candidate.status === 'pending'))
+      lifecycle.skip(state, `not started: the batch reached its budget (${spent}, soft limit $${limits.soft})`);
+    log.info('batch budget reached', { batchId: this.batchId, limit, spentUsd });
+    this.publish();
+    if (limit === 'soft') return;
+    const running = this.states.filter((state) => state.status === 'running');
+    for (const state of running) this.budget.settle(state);
+    for (const state of running) lifecycle.stopAtDeadline(state, `stopped at the batch's budget (${spent}, hard limit $${limits.hard})`);
+    this.publish();
+    await this.stopChildren(running.filter((state) => state.startedAt !== undefined && !state.finishedAt));
+  }
+
   /** Cancelling the batch cancels its running children and waits (briefly) for them to say they stopped. */
   async cancel(): Promise<void> {
     await this.stopChildren(this.states.filter((state) => state.status === 'running'));
@@ -412,6 +446,7 @@ export class BatchRun implements MergeHost {
       runs: this.runs,
       startedAt: this.startedAt,
       deadlineAt: this.deadline.at,
+      ...(this.budget.limits ? { budget: this.budget.carry() } : {}),
     };
     log.info('batch continuing as new', { runs: this.runs, historyLength: workflowInfo().historyLength });
     // The next run gets the tasks as read (a tasks file is read once, when the batch starts).
@@ -439,18 +474,20 @@ export class BatchRun implements MergeHost {
   result(): BatchResult {
     const result = buildBatchResult({
       batchId: this.batchId,
-      status: this.outcome === 'cancelled' || this.outcome === 'failed' || this.outcome === 'deadline' ? this.outcome : 'completed',
+      status: this.outcome === undefined ? 'completed' : this.outcome,
       deadline: this.deadline.at === undefined ? undefined : deadlineOf(this.input),
       integrationBranch: Object.values(this.repos)[0]?.repo.integrationBranch,
       states: this.states,
       startedAt: this.startedAt,
       runs: this.runs,
     });
-    return { ...result, ...this.nightEnd };
+    const budget = this.budget.report(this.states);
+    return { ...result, ...(budget ? { budget } : {}), ...this.nightEnd };
   }
 
   private status(): BatchStateSnapshot['status'] {
-    if (this.outcome) return this.outcome === 'failed' && !this.states.every(isSettled) ? 'running' : this.outcome;
+    const settling = (this.outcome === 'failed' || this.outcome === 'budget') && !this.states.every(isSettled);
+    if (this.outcome) return settling ? 'running' : this.outcome;
     return this.desk.open().length > 0 ? 'blocked' : 'running';
   }
 
@@ -473,6 +510,7 @@ export class BatchRun implements MergeHost {
       answeredBlockers: this.desk.answered(),
       rejectedAnswers: this.desk.rejected,
       runs: this.runs,
+      ...(this.budget.limits ? { budget: this.budget.report(this.states) } : {}),
     };
   }
 }
