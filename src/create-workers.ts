@@ -108,6 +108,7 @@ export function createWorkerActivities(options: {
     models: config.model.models,
     recordExchange: config.worker.recordDir ? createExchangeRecorder(config.worker.recordDir) : undefined,
     worktreesDir: config.worker.worktreesDir,
+    workerEnv: () => workerEnv(options.env),
     hostId: options.hostId,
     hostQueue: options.hostQueue,
     sandbox: options.sandbox.mode,

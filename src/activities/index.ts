@@ -2,6 +2,7 @@ import { createBatchFileActivities } from './batch-files.js';
 import { createEnvironmentActivities } from './environment/index.js';
 import { createGitActivities } from './git/index.js';
 import { createModelActivities, type ModelDeps } from './model.js';
+import { createMorningActivities } from './mornings/index.js';
 import { createPlanFileActivities } from './plan-files.js';
 import { createSurveyActivities } from './survey-activities.js';
 import { createToolActivities, type SearchEngine, type WorkspaceShell } from './tools/index.js';
@@ -14,6 +15,8 @@ export interface ActivityDeps extends ModelDeps, WorkspaceDeps {
   search?: SearchEngine;
   /** `CODELOOP_WORKTREES_DIR`: where batches' worktrees go; unset, beside each repository. */
   worktreesDir?: string;
+  /** The worker's environment, read at each call: its git credentials, forge tokens, SMTP and webhook addresses. */
+  workerEnv?: () => NodeJS.ProcessEnv;
 }
 
 /**
@@ -31,6 +34,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createBatchFileActivities(),
     ...createPlanFileActivities(),
     ...createEnvironmentActivities(deps),
+    ...createMorningActivities({ workerEnv: deps.workerEnv ?? (() => process.env) }),
   };
 }
 

@@ -11,6 +11,7 @@ import { getBatchStateQuery, getPlanStateQuery } from '../shared/messages.js';
 import { describeSpendByPurpose, sumSpendByPurpose, type SpendByPurpose } from '../shared/models.js';
 import type { PlanResult } from '../shared/plan-state.js';
 import { formatCount, formatDuration } from '../text/format.js';
+import { batchSummaryLine } from '../text/morning-report.js';
 import { CliError, emit, type OutputOptions } from './output.js';
 import { onTaskQueue, queryOrUndefined, readEachWorkflow, viewedTaskQueue, withClient } from './session.js';
 import { queryState } from './task-view.js';
@@ -181,7 +182,6 @@ async function describeExecution(client: Client, execution: WorkflowExecutionInf
   if (execStatus === 'COMPLETED') {
     if (kind === 'batch') {
       const result = (await handle.result()) as BatchResult;
-      const counts = result.totals.tasks;
       const unanswered = result.tasks.flatMap((task) =>
         (task.waitingFor ?? []).map(({ question }) => ({
           taskId: task.id,
@@ -189,13 +189,11 @@ async function describeExecution(client: Client, execution: WorkflowExecutionInf
           resume: `npx codeloop batch resume ${execution.workflowId} --answer ${task.id}="…"`,
         })),
       );
-      const unverified = result.tasks.filter((task) => task.status === 'completed' && task.verification === 'unverified').length;
       return {
         ...base,
         status: result.status,
-        summary:
-          `${counts.completed}/${result.tasks.length} tasks completed${unverified ? ` (${unverified} unverified)` : ''}, ${counts.failed} failed, ${counts.skipped} skipped` +
-          (result.status === 'deadline' ? `, ${counts.cancelled} stopped at the ${result.deadline} deadline` : ''),
+        // The morning message says the same.
+        summary: batchSummaryLine(result),
         ...(unanswered.length ? { unanswered } : {}),
         tokens: tokensOf(result.totals.usage),
         costUsd: result.totals.costUsd,

@@ -15,6 +15,7 @@ import {
 } from './task-input.js';
 import { describeUnknownKey, objectWithKnownKeys, parseOrFail } from './validation.js';
 import { builtOnce } from './built-once.js';
+import { MaxCostSchema, NotifyTargetSchema, PublishSchema, RemoteSchema } from './mornings.js';
 
 /** Task ids become child workflow ids and git branch names, so they keep to a safe alphabet. */
 export const TaskIdSchema = builtOnce('batch-input/TaskIdSchema', () =>
@@ -22,7 +23,7 @@ export const TaskIdSchema = builtOnce('batch-input/TaskIdSchema', () =>
 );
 
 /** Task input fields the batch sets for each task itself: a default for one would be silently overwritten. */
-const SET_PER_TASK = new Set(['title', 'description', 'workspace', 'hostQueue', 'git', 'batchContext']);
+const SET_PER_TASK = new Set(['title', 'description', 'workspace', 'hostQueue', 'git', 'batchContext', 'reportSpend']);
 
 /**
  * `taskDefaults` go into every child's task input, so each key must be a task input field and each value valid for
@@ -111,6 +112,17 @@ export const BatchInputSchema = builtOnce('batch-input/BatchInputSchema', () =>
      * a budget, otherwise the sections its `prdSections` name.
      */
     prd: z.string().trim().min(1).optional(),
+    /**
+     * A git remote (`origin`) to fetch `baseBranch` (default: the remote's default branch) from before the
+     * integration branch is cut, on the repository's host with the worker's git credentials.
+     */
+    remote: RemoteSchema.optional(),
+    /** At the end: push the integration branch (or each completed task's) and open or update a pull request. */
+    publish: PublishSchema.optional(),
+    /** Where the morning message goes at the end (or the deadline): Slack-compatible and JSON webhooks, e-mail. */
+    notify: z.array(NotifyTargetSchema).optional(),
+    /** The night's spend cap in USD: at the soft limit no new task starts, at the hard one running tasks stop. */
+    maxCostUsd: MaxCostSchema.optional(),
     /** What every task's commands may reach, unless `taskDefaults` or the task itself says otherwise. */
     network: NetworkSchema.optional(),
     env: EnvNamesSchema.optional(),

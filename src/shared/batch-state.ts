@@ -14,6 +14,7 @@ export interface IntegrationFailure {
   failures: string[];
   summary: string;
 }
+import type { NotificationOutcome, PublishedBranch } from './mornings.js';
 
 export type BatchTaskStatus = 'pending' | 'running' | 'merging' | 'completed' | 'failed' | 'skipped' | 'cancelled';
 
@@ -66,6 +67,7 @@ export interface BatchTaskState {
  */
 export type ChildReport =
   | { kind: 'blockers'; workflowId: string; open: { id: string; question: string }[] }
+  | { kind: 'spend'; workflowId: string; costUsd: number; spendByPurpose: SpendByPurpose }
   | {
       kind: 'finished';
       workflowId: string;
@@ -88,7 +90,7 @@ export type FinishedReport = Extract<ChildReport, { kind: 'finished' }>;
 
 export interface BatchStateSnapshot {
   batchId: string;
-  status: 'running' | 'blocked' | 'completed' | 'failed' | 'cancelled' | 'deadline';
+  status: 'running' | 'blocked' | 'completed' | 'failed' | 'cancelled' | 'deadline' | 'budget';
   onFailure: BatchInput['onFailure'];
   maxParallel: number;
   integrationBranch?: string;
@@ -100,12 +102,24 @@ export interface BatchStateSnapshot {
   runs: number;
   /** What the gates say on the integration branch after the latest merge; absent for runs from before it was verified. */
   integration?: IntegrationStatus;
+  /** What the batch has spent against its `maxCostUsd`, when it has one. */
+  budget?: BudgetReport;
+}
+
+/** A batch's spend against its `maxCostUsd`: what its tasks spent (running ones included), by purpose. */
+export interface BudgetReport {
+  softUsd: number;
+  hardUsd: number;
+  spentUsd: number;
+  byPurpose: SpendByPurpose;
+  /** Which limit the batch reached: at `soft` no new task started, at `hard` running tasks were cancelled too. */
+  reached?: 'soft' | 'hard';
 }
 
 export interface BatchResult {
   batchId: string;
   /** `deadline`: the batch stopped at its deadline, with tasks still running or waiting (see each task's `waitingFor`). */
-  status: 'completed' | 'failed' | 'cancelled' | 'deadline';
+  status: 'completed' | 'failed' | 'cancelled' | 'deadline' | 'budget';
   /** The deadline the batch ran under, e.g. `8h`. */
   deadline?: string;
   integrationBranch?: string;
@@ -127,6 +141,7 @@ export interface BatchResult {
     | 'openQuestions'
     | 'interfaceMismatches'
     | 'integrationFailure'
+    | 'summary'
   > & {
     startedAt?: string;
     endedAt?: string;
@@ -142,4 +157,10 @@ export interface BatchResult {
    * before it was verified.
    */
   integration?: IntegrationStatus;
+  /** `budget` status: the batch reached its `maxCostUsd`; here with what was spent by purpose. */
+  budget?: BudgetReport;
+  /** Branches pushed and pull requests opened or updated by `publish`. */
+  published?: PublishedBranch[];
+  /** The morning message's delivery to each `notify` target; a failure here never failed the batch. */
+  notifications?: NotificationOutcome[];
 }

@@ -24,7 +24,9 @@ export type BlockerOrigin =
   | 'merge-conflict'
   | 'integration'
   | 'plan-review'
-  | 'setup';
+  | 'setup'
+  | 'remote'
+  | 'model-outage';
 
 export interface Blocker {
   id: string;

@@ -23,6 +23,12 @@ export const ErrorType = {
   TaskFailed: 'TaskFailed',
   /** The batch's DAG is invalid: duplicate ids, unknown dependencies, self-dependencies or a cycle. */
   InvalidBatch: 'InvalidBatch',
+  /** A fetch from or push to a git remote failed (unreachable, refused credentials, unknown branch). */
+  RemoteFailed: 'RemoteFailed',
+  /** A forge's API (GitHub, GitLab) refused or failed a pull request call. */
+  ForgeFailed: 'ForgeFailed',
+  /** A notify target could not be reached or refused the message. */
+  NotifyFailed: 'NotifyFailed',
 } as const;
 
 export type ErrorTypeName = (typeof ErrorType)[keyof typeof ErrorType];

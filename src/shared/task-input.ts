@@ -82,6 +82,8 @@ export const TaskInputFieldsSchema = builtOnce('task-input/TaskInputFieldsSchema
     onStall: z.enum(['retry', 'blocker', 'fail']).default('retry'),
     /** Run the workspace tools on this host's queue (`codeloop@<host-id>`); a batch pins its tasks to its repo's host. */
     hostQueue: z.string().min(1).optional(),
+    /** Set by a batch with a `maxCostUsd`: the task tells the batch what it has spent after each model call. */
+    reportSpend: z.boolean().optional(),
     /** How long work may wait for the workspace host's worker to take it before the task asks a human (default 10 minutes). */
     hostTimeout: DurationSchema.default('10m'),
     /** What the task's commands may reach beyond the workspace; see README "Safety". */

@@ -2,7 +2,7 @@ import { CancellationScope, ContinueAsNew, isCancellation, setHandler } from '@t
 import { parseTaskInput } from '../shared/task-input.js';
 import type { TaskResult } from '../shared/task-state.js';
 import { getStateQuery } from '../shared/messages.js';
-import { ParentReporter } from './task/parent-report.js';
+import { ParentReporter, type SpendReport } from './task/parent-report.js';
 import type { TaskCarry } from './task/run-state.js';
 import { TaskRun } from './task/task-run.js';
 
@@ -17,7 +17,8 @@ export type { TaskCarry } from './task/run-state.js';
 export async function agentTaskWorkflow(rawInput: unknown, carry?: TaskCarry): Promise<TaskResult> {
   const input = parseTaskInput(rawInput);
   const parent = ParentReporter.forCurrentWorkflow();
-  const run = new TaskRun(input, carry, (open) => parent?.blockersChanged(open));
+  const reportSpend = input.reportSpend ? (spend: SpendReport) => parent?.spent(spend) : undefined;
+  const run = new TaskRun(input, carry, (open) => parent?.blockersChanged(open), reportSpend);
   setHandler(getStateQuery, () => run.snapshot());
   run.desk.listen();
   try {

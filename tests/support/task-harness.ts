@@ -16,14 +16,16 @@ export interface TaskHarness {
 
 /**
  * The usual test file setup: a connection to the run's dev server, a fake Messages API, in-process workers on a
- * queue of the file's own, and after each test a check that the fake saw no protocol problem and served its script.
+ * queue of the file's own (with `workerEnv` over the model's variables), and after each test a check that the fake
+ * saw no protocol problem and served its script.
  */
-export function useTaskHarness(prefix: string): TaskHarness {
+export function useTaskHarness(prefix: string, workerEnv: () => NodeJS.ProcessEnv = () => ({})): TaskHarness {
+  const envOf = (fake: FakeMessagesApi) => ({ ...modelEnv(fake), ...workerEnv() });
   const harness = { taskQueue: uniqueName(prefix) } as TaskHarness;
   beforeAll(async () => {
     harness.temporal = await connectTemporal();
     harness.fake = await startFakeMessagesApi();
-    harness.workers = await startWorkers(harness.temporal, { taskQueue: harness.taskQueue, env: modelEnv(harness.fake) });
+    harness.workers = await startWorkers(harness.temporal, { taskQueue: harness.taskQueue, env: envOf(harness.fake) });
   });
   afterAll(async () => {
     await harness.workers?.stop();
@@ -46,7 +48,7 @@ export function useTaskHarness(prefix: string): TaskHarness {
   };
   harness.restartWorkers = async () => {
     await harness.stopWorkers();
-    harness.workers = await startWorkers(harness.temporal, { taskQueue: harness.taskQueue, env: modelEnv(harness.fake) });
+    harness.workers = await startWorkers(harness.temporal, { taskQueue: harness.taskQueue, env: envOf(harness.fake) });
   };
   return harness;
 }

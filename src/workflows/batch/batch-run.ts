@@ -39,6 +39,8 @@ import { taskContext } from './task-context.js';
 import { failedReport, failureMessage } from './failed-report.js';
 import { batchHostWait } from './host-wait.js';
 import { InFlight } from './in-flight.js';
+import { BatchBudget } from './budget.js';
+import { notifyNight, publishNight } from './night-end.js';
 import { conflictDecision, conflictQuestion } from './merge-conflict.js';
 import type { MergeHost, Merger, TaskPlace } from './merge-host.js';
 import { MergeQueue } from './merge-queue.js';
@@ -65,6 +67,8 @@ export interface BatchCarry {
   deadlineAt?: number;
   /** The integration branches' gate baselines and latest verdicts (`batchVerifiesIntegration`). */
   integration?: IntegrationCarry;
+  /** Running tasks' reported spend and the budget limit acted on; absent without `maxCostUsd`. */
+  budget?: ReturnType<BatchBudget['carry']>;
 }
 
 type InboxItem = { taskId: string; report: ChildReport };
@@ -108,6 +112,9 @@ export class BatchRun implements MergeHost {
   private readonly givesContext: boolean;
   readonly verifiesIntegration: boolean;
   private readonly verifier: IntegrationVerifier;
+  private readonly budget: BatchBudget;
+  /** What publishing and the morning message did, once the batch has ended. */
+  private readonly nightEnd: Pick<BatchResult, 'published' | 'notifications'> = {};
 
   constructor(
     private readonly input: BatchInput,
@@ -126,6 +133,7 @@ export class BatchRun implements MergeHost {
     this.deadline = new DeadlineWatch(carry ? carry.deadlineAt : deadlineAt(input, this.startedAt));
     this.verifiesIntegration = applies('batchVerifiesIntegration');
     // Verified merges take turns: the gates must see the branch as one merge left it.
+    this.budget = new BatchBudget(input.maxCostUsd, carry?.budget);
     this.merges = applies('batchMergesTogether')
       ? new MergeQueue(this, new WorktreeCleanup(this.inFlight), applies('batchMergesPipelined') && !this.verifiesIntegration)
       : new SerialMerges(this);
@@ -145,7 +153,9 @@ export class BatchRun implements MergeHost {
       while (this.inbox.length > 0) await this.handle(this.inbox.shift()!);
       this.rethrowFault();
       if (this.deadline.due && this.outcome !== 'deadline') await this.stopAtDeadline();
-      if (this.done()) return this.finish();
+      const limit = this.budget.due(this.states);
+      if (limit) await this.stopAtBudget(limit);
+      if (this.done()) return await this.finish();
       if (this.continueAsNewDue()) {
         // Merges in flight finish first (seconds); a merge waiting on a human postpones continue-as-new instead.
         await condition(() => this.inFlight.idle('start', 'git'));
@@ -160,13 +170,14 @@ export class BatchRun implements MergeHost {
           this.startable() ||
           this.done() ||
           this.inFlight.fault !== undefined ||
-          (this.deadline.due && this.outcome !== 'deadline'),
+          (this.deadline.due && this.outcome !== 'deadline') ||
+          this.budget.due(this.states) !== undefined,
       );
     }
   }
 
   private async prepare(): Promise<void> {
-    const { tasks, repos, states } = await prepareBatch(this.input, this.batchId, this.onHost);
+    const { tasks, repos, states } = await prepareBatch(this.input, this.batchId, this.onHost, this.desk);
     this.tasks = tasks;
     this.repos = repos;
     this.states = states;
@@ -187,9 +198,9 @@ export class BatchRun implements MergeHost {
     return this.slots() > 0 && readyTasks(this.states, this.input.onFailure).length > 0 && !this.stopping();
   }
 
-  /** `fail-fast` after a failure, or past the deadline: nothing new starts. */
+  /** `fail-fast` after a failure, past the deadline or at the budget: nothing new starts. */
   private stopping(): boolean {
-    return this.outcome === 'failed' || this.outcome === 'deadline';
+    return this.outcome === 'failed' || this.outcome === 'deadline' || this.outcome === 'budget';
   }
 
   private slots(): number {
@@ -290,6 +301,10 @@ export class BatchRun implements MergeHost {
   receive(report: ChildReport): void {
     const state = this.states.find((candidate) => candidate.childWorkflowId === report.workflowId);
     if (!state) return;
+    if (report.kind === 'spend') {
+      if (state.status === 'running') this.budget.noteSpend(state.id, { costUsd: report.costUsd, byPurpose: report.spendByPurpose });
+      return;
+    }
     if (report.kind === 'blockers') {
       lifecycle.noteBlockers(state, report.open);
       this.publish();
@@ -482,6 +497,28 @@ export class BatchRun implements MergeHost {
     await condition(() => states.every((state) => this.inbox.some((item) => item.taskId === state.id)), '1 minute');
   }
 
+  /**
+   * The budget: at the soft limit nothing new starts and pending tasks are skipped, while running ones finish and
+   * merge; at the hard limit running tasks are cancelled too, keeping the questions they were waiting on.
+   */
+  private async stopAtBudget(limit: 'soft' | 'hard'): Promise<void> {
+    this.budget.acted = limit;
+    if (this.outcome !== 'deadline' && this.outcome !== 'cancelled') this.outcome = 'budget';
+    const { spentUsd } = this.budget.spent(this.states);
+    const limits = this.budget.limits!;
+    const spent = `$${spentUsd.toFixed(4)} spent`;
+    for (const state of this.states.filter((candidate) => candidate.status === 'pending'))
+      lifecycle.skip(state, `not started: the batch reached its budget (${spent}, soft limit $${limits.soft})`);
+    log.info('batch budget reached', { batchId: this.batchId, limit, spentUsd });
+    this.publish();
+    if (limit === 'soft') return;
+    const running = this.states.filter((state) => state.status === 'running');
+    for (const state of running) this.budget.settle(state);
+    for (const state of running) lifecycle.stopAtDeadline(state, `stopped at the batch's budget (${spent}, hard limit $${limits.hard})`);
+    this.publish();
+    await this.stopChildren(running.filter((state) => state.startedAt !== undefined && !state.finishedAt));
+  }
+
   /** Cancelling the batch cancels its running children and waits (briefly) for them to say they stopped. */
   async cancel(): Promise<void> {
     await this.stopChildren(this.states.filter((state) => state.status === 'running'));
@@ -509,6 +546,7 @@ export class BatchRun implements MergeHost {
       startedAt: this.startedAt,
       deadlineAt: this.deadline.at,
       ...(this.verifiesIntegration ? { integration: this.verifier.carry() } : {}),
+      ...(this.budget.limits ? { budget: this.budget.carry() } : {}),
     };
     log.info('batch continuing as new', { runs: this.runs, historyLength: workflowInfo().historyLength });
     // The next run gets the tasks as read (a tasks file is read once, when the batch starts).
@@ -516,17 +554,27 @@ export class BatchRun implements MergeHost {
     return continueAsNew<(input: unknown, carry?: BatchCarry) => Promise<BatchResult>>(next, carry);
   }
 
-  private finish(): BatchResult {
+  private async finish(): Promise<BatchResult> {
     const allDone = this.states.every((state) => state.status === 'completed');
     this.outcome ??= allDone ? 'completed' : 'failed';
     this.publish();
+    await this.endNight();
     return this.result();
   }
 
+  /** `publish` and `notify`: the branches pushed with their pull requests, then the morning message. */
+  private async endNight(): Promise<void> {
+    if (!this.input.publish && !this.input.notify?.length) return;
+    const published = this.input.publish ? await publishNight(this.input, this.result(), this.states, (id) => this.placeOf(id)) : [];
+    if (published.length) this.nightEnd.published = published;
+    const notifications = await notifyNight(this.input, this.result(), published);
+    if (notifications.length) this.nightEnd.notifications = notifications;
+  }
+
   result(): BatchResult {
-    return buildBatchResult({
+    const result = buildBatchResult({
       batchId: this.batchId,
-      status: this.outcome === 'cancelled' || this.outcome === 'failed' || this.outcome === 'deadline' ? this.outcome : 'completed',
+      status: this.outcome === undefined ? 'completed' : this.outcome,
       deadline: this.deadline.at === undefined ? undefined : deadlineOf(this.input),
       integrationBranch: Object.values(this.repos)[0]?.repo.integrationBranch,
       states: this.states,
@@ -534,10 +582,13 @@ export class BatchRun implements MergeHost {
       runs: this.runs,
       ...(this.verifiesIntegration ? { integration: this.verifier.status() } : {}),
     });
+    const budget = this.budget.report(this.states);
+    return { ...result, ...(budget ? { budget } : {}), ...this.nightEnd };
   }
 
   private status(): BatchStateSnapshot['status'] {
-    if (this.outcome) return this.outcome === 'failed' && !this.states.every(isSettled) ? 'running' : this.outcome;
+    const settling = (this.outcome === 'failed' || this.outcome === 'budget') && !this.states.every(isSettled);
+    if (this.outcome) return settling ? 'running' : this.outcome;
     return this.desk.open().length > 0 ? 'blocked' : 'running';
   }
 
@@ -561,6 +612,7 @@ export class BatchRun implements MergeHost {
       rejectedAnswers: this.desk.rejected,
       runs: this.runs,
       ...(this.verifiesIntegration ? { integration: this.verifier.status() } : {}),
+      ...(this.budget.limits ? { budget: this.budget.report(this.states) } : {}),
     };
   }
 }

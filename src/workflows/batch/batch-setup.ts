@@ -11,6 +11,8 @@ import type { HostRunner } from './host-wait.js';
 import { applies } from '../common/patches.js';
 import { setupActivities } from '../common/setup-activities.js';
 import { gitActivities } from '../common/activities.js';
+import type { BlockerDesk } from '../common/blocker-desk.js';
+import { fetchFreshBase } from './fresh-base.js';
 
 /** One repository the batch works in: the host that holds it and its integration branch. */
 export interface RepoState {
@@ -28,6 +30,7 @@ export async function prepareBatch(
   input: BatchInput,
   batchId: string,
   onHost: HostRunner,
+  desk: BlockerDesk,
 ): Promise<{ tasks: BatchTask[]; repos: Record<string, RepoState>; states: BatchTaskState[] }> {
   let tasks = input.tasks;
   if (input.tasksFile) {
@@ -45,10 +48,12 @@ export async function prepareBatch(
   const pinned = pinnedHosts(tasks, input.workspace);
   for (const workspace of new Set(tasks.map((task) => workspaceOf(input, task)))) {
     const binding = await bind(workspace, onHost, pinned.get(workspace));
+    // With a remote, the base is what the remote has now, not whatever the worker's checkout last saw.
+    const baseBranch = input.remote ? await fetchFreshBase(binding, input.remote, input.baseBranch, desk, onHost) : input.baseBranch;
     const summary = `integration branch for batch ${batchId}`;
     const repo = await onHost(binding.hostId, summary, (limit) =>
       gitActivities.prepareBatchRepo.executeWithOptions({ taskQueue: binding.hostQueue, summary, ...limit }, [
-        { repo: binding.workspace, batchId, baseBranch: input.baseBranch },
+        { repo: binding.workspace, batchId, baseBranch },
       ]),
     );
     repos[workspace] = { binding, repo };

@@ -32,6 +32,8 @@ export function childInput(
     ...(task.complexity === undefined ? {} : { complexity: task.complexity }),
     ...(task.network === undefined ? {} : { network: task.network }),
     ...(task.env === undefined ? {} : { env: task.env }),
+    // A batch with a budget counts its running tasks' spend as they go.
+    ...(batch.maxCostUsd === undefined ? {} : { reportSpend: true }),
     ...(state.answers?.length || task.answers?.length ? { answers: [...(task.answers ?? []), ...(state.answers ?? [])] } : {}),
   };
 }

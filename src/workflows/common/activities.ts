@@ -40,6 +40,22 @@ export const commandActivities = proxyActivities<Activities>({
 });
 
 /**
+ * Fetches, pushes and pull requests, on the host that holds the repository, with the worker's credentials. A
+ * refusal (unknown branch, bad token) fails at once; a network error is retried, a few times, minutes apart at most.
+ */
+export const remoteActivities = proxyActivities<Activities>({
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
+});
+
+/** The morning message to one target: retried a few times, then left to the batch result (it never fails a batch). */
+export const notifyActivities = proxyActivities<Activities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 4 },
+});
+
+/**
  * Worktrees, commits and merges, on the host that holds the repository. Each is safe to repeat; the heartbeat
  * notices a dead host within 20 s.
  */

@@ -29,7 +29,12 @@ export class Spend {
   private tokenCap?: number;
   private costCap?: number;
 
-  constructor(carry: SpendCarry | undefined, caps: { maxTotalTokens?: number; maxCostUsd?: number }) {
+  constructor(
+    carry: SpendCarry | undefined,
+    caps: { maxTotalTokens?: number; maxCostUsd?: number },
+    /** Told after each call (a batch with a budget counts its running tasks' spend). */
+    private readonly onSpend?: (spend: { costUsd: number; byPurpose: SpendByPurpose }) => void,
+  ) {
     this.usage = carry?.usage ?? emptyUsage();
     this.costUsd = carry?.costUsd ?? 0;
     this.byPurpose = carry?.byPurpose ?? (carry ? { default: { calls: 0, usage: carry.usage, costUsd: carry.costUsd } } : {});
@@ -43,6 +48,7 @@ export class Spend {
     this.costUsd += costUsd;
     this.byPurpose = addPurposeSpend(this.byPurpose, purpose, { calls: 1, usage: turn.usage, costUsd });
     recordModelSpend(turn.model, purpose, turn.usage, costUsd);
+    this.onSpend?.({ costUsd: this.costUsd, byPurpose: this.byPurpose });
   }
 
   /** The cap the next call would cross, judged by its projected input and its whole output allowance. */

@@ -5,6 +5,12 @@ import { emptyUsage } from '../../shared/conversation.js';
 import { verificationReasons } from '../../shared/gates.js';
 import type { TaskResult } from '../../shared/task-state.js';
 import { childReportSignal } from '../../shared/messages.js';
+import type { SpendByPurpose } from '../../shared/models.js';
+
+export interface SpendReport {
+  costUsd: number;
+  byPurpose: SpendByPurpose;
+}
 
 /** A summary longer than this is cut in the report: the batch keeps it in its state and in its dependents' prompts. */
 const SUMMARY_REPORT_CHARS = 4_000;
@@ -28,6 +34,11 @@ export class ParentReporter {
     if (key === this.lastBlockers) return;
     this.lastBlockers = key;
     void this.send({ kind: 'blockers', workflowId: workflowInfo().workflowId, open: summary });
+  }
+
+  /** What the task has spent so far, for a batch that keeps a budget (`reportSpend`). */
+  spent(spend: SpendReport): void {
+    void this.send({ kind: 'spend', workflowId: workflowInfo().workflowId, costUsd: spend.costUsd, spendByPurpose: spend.byPurpose });
   }
 
   /** The task's end, with what humans answered it (across every run of it), so a re-run of the task starts with that. */

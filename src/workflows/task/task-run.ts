@@ -3,7 +3,7 @@ import type { Blocker } from '../../shared/blockers.js';
 import { DEFAULT_MODEL, MAX_OUTPUT_TOKENS } from '../../shared/constants.js';
 import type { Message, ModelTurn, ToolUseBlock } from '../../shared/conversation.js';
 import { ErrorType } from '../../shared/errors.js';
-import { modelFor } from '../../shared/models.js';
+import { modelFor, type SpendByPurpose } from '../../shared/models.js';
 import { cannotGoOn, classifyFinalQuestion, finalTurnBlocker, openQuestionsIn, questionsIn, type FinalSignal } from './final-question.js';
 import { correctionRound } from './correction.js';
 import { gateVerdict, verificationOf, type GateResult } from '../../shared/gates.js';
@@ -70,6 +70,7 @@ export class TaskRun implements PolicyHost {
     readonly input: TaskInput,
     carry?: TaskCarry,
     private readonly onBlockersChanged: (open: Blocker[]) => void = () => undefined,
+    onSpend?: (spend: { costUsd: number; byPurpose: SpendByPurpose }) => void,
   ) {
     const { state, parts } = startState(input, carry);
     this.state = state;
@@ -77,7 +78,7 @@ export class TaskRun implements PolicyHost {
       this.publish();
       this.onBlockersChanged(this.desk.open());
     });
-    this.spend = new Spend(parts?.spend, input);
+    this.spend = new Spend(parts?.spend, input, onSpend);
     this.guards = new Guards(parts?.guards);
     this.verifier = new Verifier(parts?.verifier);
     if (state.project) this.system = this.buildSystem(state.project);
