@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import os from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { measureBatch, randomDag } from './batch-makespan.js';
@@ -23,6 +24,7 @@ interface Run {
 export async function benchBatchFloor(env: BenchEnv): Promise<void> {
   const bundle = await bundleWorkflowCode({ workflowsPath: path.join(benchDir, 'floor', 'floor-workflows.ts'), logger: silent });
   const rows: (string | number)[][] = [];
+  const load = [os.loadavg()[0]];
   for (const parallel of SETTINGS) {
     const floor = await runFloor(env, bundle.code, parallel);
     const codeloop = await measureBatch(env, env.bundlePath, parallel);
@@ -41,6 +43,7 @@ export async function benchBatchFloor(env: BenchEnv): Promise<void> {
       [parallel, 'hand-off p95', `${p(floor, 95)} ms`, `${p(codeloop, 95)} ms`, ratio(p(codeloop, 95), p(floor, 95)), '≤ 1.5×'],
     );
   }
+  load.push(os.loadavg()[0]);
   const markdown = `## A batch against the floor
 
 \`npm run bench -- batch-floor\`, ${stamp()}. The same ${TASKS}-task random DAG as the batch section (seed 42), at
@@ -49,7 +52,8 @@ conductor (bench/floor/) that starts each task's child once its dependencies com
 trivial activity: no model, no git, the SDK's default worker settings, as codeloop's workers use. *codeloop*:
 \`batchConductorWorkflow\` with an instant scripted model; each task gets a worktree, a commit and a merge into the
 integration branch before its dependents start. Hand-off: a dependency's child finished → its dependent's child
-started, over dependents that became ready with a slot free.
+started, over dependents that became ready with a slot free. Load average (1 min) at the start and the end:
+${load.map((value) => value.toFixed(1)).join(' and ')} on ${os.cpus().length} cores.
 
 ${table(['maxParallel', 'figure', 'floor', 'codeloop', 'codeloop / floor', 'goal'], rows)}
 `;

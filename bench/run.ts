@@ -11,6 +11,7 @@ import { benchPromptCache } from './prompt-cache.js';
 import { benchCompaction } from './compaction.js';
 import { benchBatchMakespan } from './batch-makespan.js';
 import { benchBatchFloor } from './batch-floor.js';
+import { benchTypeCheckLoad } from './type-check-load.js';
 import { benchSandboxCost } from './sandbox-cost.js';
 import { benchSurveyCost } from './survey-cost.js';
 import { benchLintPerEdit } from './lint-per-edit.js';
@@ -34,6 +35,7 @@ const benches = {
   survey: benchSurveyCost,
   lint: benchLintPerEdit,
   'first-feedback': benchFirstFeedback,
+  'type-check-load': benchTypeCheckLoad,
   search: benchSearch,
   scale: benchScale,
   environment: benchTaskEnvironment,
