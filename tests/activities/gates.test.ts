@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from 'vitest';
 import { detectGates } from '../../src/activities/verification/gates.js';
@@ -147,6 +147,20 @@ test('a pretest that fails before any test: never "no worse", unverified with th
   const tests = detectGates(makeWorkspace(fixed)).find((found) => found.name === 'tests')!;
   expect(tests.command).toBe('npm test --silent --ignore-scripts');
   expect(gateVerdict(await runGate(shell, makeWorkspace(fixed), tests))).toBe('failed');
+}, 60_000);
+
+test("a runner the test script cannot find: the reason, and the script's own runner as the fix", async () => {
+  const workspace = makeWorkspace({
+    'package.json': JSON.stringify({ scripts: { test: 'nyc --reporter=text tape test/*.js' } }),
+    'node_modules/.bin/tape': '#!/bin/sh\necho "ok 1 adds"\n',
+    'test/add.js': '',
+  });
+  chmodSync(path.join(workspace, 'node_modules/.bin/tape'), 0o755);
+  const baseline = await runGate(shell, workspace, { name: 'tests', command: 'npm test --silent', timeoutSeconds: 60 });
+  expect(baseline.cannotRun).toBe(
+    'nyc is not installed where the tests run (exit 127: command not found); fix: set codeloop.json\'s "test" to ' +
+      '"npx --no-install tape test/*.js"',
+  );
 }, 60_000);
 
 test('a unittest suite whose gate is pytest, not installed in its virtualenv: unverified, and the fix is unittest', async () => {

@@ -9,6 +9,8 @@ describeRealRepo({
     url: 'https://registry.npmjs.org/minimist/-/minimist-1.2.8.tgz',
     digest: 'sha512-2yyAR8qBkN3YuheJanUpWC5U3bb5osDywNB8RzDVlDwDHbocAJveqqj1u8+SVD7jkWT4yvsHCpWqqWqAxb0zCA==',
     npmInstall: [],
+    // The repository's .gitignore, which the published tarball leaves out: nyc's output stays out of a task's commits.
+    extraFiles: { '.gitignore': 'node_modules\n\npackage-lock.json\nnpm-shrinkwrap.json\n\n.nyc_output/\ncoverage/\n' },
   },
   config: { test: { hooks: false } },
   file: 'index.js',
