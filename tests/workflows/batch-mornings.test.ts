@@ -15,6 +15,7 @@ import { startFakeGitHubApi, type FakeGitHubApi } from '../support/fake-github-a
 import { makeGitRemote } from '../support/git-remote.js';
 import { startMailReceiver, startWebhookReceiver, type MailReceiver, type WebhookReceiver } from '../support/morning-receivers.js';
 import { eventually } from '../support/polling.js';
+import { recordHistory } from '../support/record-history.js';
 import { scheduledRuns } from '../support/schedules.js';
 import { useTaskHarness } from '../support/task-harness.js';
 import { modelEnv, uniqueName } from '../support/temporal.js';
@@ -77,6 +78,7 @@ describe('a fresh base', () => {
     expect(fileOnBranch(remote.checkout, result.integrationBranch!, 'a.txt')).toBe('a.txt\n');
     // The worker's own checkout was not moved.
     expect(fileOnBranch(remote.checkout, 'main', 'tonight.txt')).toBeUndefined();
+    await recordHistory('batch-fresh-base', handle);
   }, 120_000);
 
   test('a fetch that fails asks one question naming the remote and the error; stop ends the batch', async () => {
@@ -187,6 +189,7 @@ describe('the night ends at a pull request and a message', () => {
         { target: 'email to team@example.com', ok: true },
         { target: 'webhook 127.0.0.1:9', ok: false, error: expect.stringContaining('fetch failed') },
       ]);
+      await recordHistory('batch-published-notified', handle);
 
       // A second run of the publish step updates the same pull request.
       const activities = createMorningActivities({ workerEnv: () => ({ ...process.env, ...publishingEnv() }) });
