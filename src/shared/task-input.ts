@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BranchNameSchema, RemoteSchema } from './mornings.js';
 import { ModelsSchema } from './models.js';
 import { BLOCKER_TIMEOUT_ACTIONS, DurationSchema } from './blockers.js';
 import { DEFAULT_MAX_ITERATIONS } from './constants.js';
@@ -100,6 +101,9 @@ export const TaskInputFieldsSchema = builtOnce('task-input/TaskInputFieldsSchema
      * that is not a git repository works in place either way.
      */
     git: z.enum(GIT_MODES).default('branch'),
+    /** With `git: "branch"`: a remote to fetch `baseBranch` (default: its default branch) from, to cut the branch from. */
+    remote: RemoteSchema.optional(),
+    baseBranch: BranchNameSchema.optional(),
     /** Questions answered in an earlier run of this task; they go into the task layer of the prompt. */
     answers: z.array(objectWithKnownKeys({ question: z.string(), answer: z.string() })).default([]),
   }),

@@ -7,6 +7,7 @@ import { buildReport } from '../../src/client/report.js';
 import { parseBatchInput } from '../../src/shared/batch-input.js';
 import type { BatchResult } from '../../src/shared/batch-state.js';
 import type { PublishedBranch } from '../../src/shared/mornings.js';
+import type { TaskResult } from '../../src/shared/task-state.js';
 import { answerBlockerSignal } from '../../src/shared/messages.js';
 import type { batchConductorWorkflow } from '../../src/workflows/index.js';
 import { waitForBatch } from '../support/batch.js';
@@ -79,6 +80,18 @@ describe('a fresh base', () => {
     // The worker's own checkout was not moved.
     expect(fileOnBranch(remote.checkout, 'main', 'tonight.txt')).toBeUndefined();
     await recordHistory('batch-fresh-base', handle);
+  }, 120_000);
+
+  test('a single task in branch mode with a remote cuts its branch from what the remote has now', async () => {
+    const remote = makeGitRemote();
+    remote.push('tonight.txt', 'pushed after the checkout\n');
+    harness.fake.setResponder(creates('t.txt'));
+    const handle = await harness.start({ title: 'Task t', description: 'do t', workspace: remote.checkout, remote: 'origin' });
+    const result = (await handle.result()) as TaskResult;
+    expect(result.git?.branch).toMatch(/^codeloop\/task\//);
+    expect(fileOnBranch(remote.checkout, result.git!.branch, 'tonight.txt')).toBe('pushed after the checkout\n');
+    expect(fileOnBranch(remote.checkout, result.git!.branch, 't.txt')).toBe('t.txt\n');
+    expect(fileOnBranch(remote.checkout, 'main', 'tonight.txt')).toBeUndefined();
   }, 120_000);
 
   test('a fetch that fails asks one question naming the remote and the error; stop ends the batch', async () => {
