@@ -117,6 +117,18 @@ export function buildProgram(): Command {
     .addOption(json())
     .action(lazy(() => import('./report.js'), 'showReport'));
 
+  program
+    .command('gc')
+    .description('remove merged or abandoned codeloop/* branches and their worktrees; never one with an open pull request')
+    .option('--workspace <dir>', 'the repository (default: the current directory)')
+    .option('--older-than <duration>', 'unmerged branches untouched this long count as abandoned', '14d')
+    .option('--into <branch>', 'the branch merged work is in (default: the checked-out branch)')
+    .option('--remote <name>', 'where pull requests are looked for (GITHUB_TOKEN), or pushed branches kept', 'origin')
+    .option('--repository <owner/name>', "the forge's repository (default: read from the remote's URL)")
+    .option('--dry-run', 'list what would be removed, remove nothing')
+    .addOption(json())
+    .action(lazy(() => import('./gc.js'), 'collectGarbage'));
+
   const blockers = program.command('blockers').description('questions the agent is waiting on');
   blockers
     .command('list')

@@ -64,6 +64,8 @@ export const TASK_FLAGS: Record<Exclude<TaskField, 'description' | 'batchContext
   stallTimeout: text('--stall-timeout <duration>', 'no successful tool call for this long is a stall (default 5m)'),
   onStall: text('--on-stall <action>', 'retry (default), blocker or fail'),
   hostQueue: text('--host-queue <queue>', "pin the workspace tools to a host's queue, codeloop@<host-id>"),
+  remote: text('--remote <name>', "fetch --base-branch from this remote (the worker's git credentials) and cut the task's branch from it"),
+  baseBranch: text('--base-branch <branch>', "with --remote: the branch to start from (default: the remote's default branch)"),
   network: {
     flag: '--network <off|on|hosts>',
     help: "what the task's commands may reach: off (the default), on (the worker's network), or comma-separated hosts through a proxy, e.g. registry.npmjs.org,pypi.org",

@@ -1,6 +1,4 @@
 import { existsSync } from 'node:fs';
-import { execa, type Result } from 'execa';
-import { parseConfigList, programsOff } from '../activities/git/repository-config.js';
 import type { Client } from '@temporalio/client';
 import type { TaskGit } from '../shared/git-trail.js';
 import { CliError, emit, type OutputOptions } from './output.js';
@@ -8,28 +6,7 @@ import { terminalSafe } from '../text/terminal-safe.js';
 import { getBatchStateQuery } from '../shared/messages.js';
 import { queryOrUndefined, startInputOf, withClient } from './session.js';
 import { viewTask } from './task-view.js';
-
-/**
- * The user's own git, as they would run it (their identity, their global config, their credentials): these commands
- * act on their checkout and remotes at their request. What the repository itself names is another matter: a task may
- * have written that repository's config (a `.git` it made in a folder outside git), so its hooks, and the programs
- * its own config names (filters, drivers, helpers, an ssh command), never run here, as with the worker's git.
- */
-async function userGit(repo: string, args: string[], what: string): Promise<Result> {
-  const result = await runUserGit(repo, args);
-  if (result.exitCode !== 0) throw new CliError(`${what} failed: ${String(result.stderr || result.stdout).trim()}`);
-  return result;
-}
-
-async function runUserGit(repo: string, args: string[]): Promise<Result> {
-  const listing = await execa('git', ['-C', repo, 'config', '--list', '--show-scope', '--show-origin', '-z'], {
-    reject: false,
-    stdin: 'ignore',
-  });
-  const entries = listing.exitCode === 0 ? parseConfigList(String(listing.stdout)) : [];
-  const env = programsOff(entries, (scope) => scope === 'local' || scope === 'worktree');
-  return execa('git', ['-C', repo, '-c', 'core.hooksPath=/dev/null', ...args], { reject: false, stdin: 'ignore', env });
-}
+import { runUserGit, userGit } from './user-git.js';
 
 /** The task's trail, once the task has ended, in a repository this machine can reach. */
 async function endedTrail(client: Client, workflowId: string, needsEnd: boolean): Promise<{ git: TaskGit; title: string }> {

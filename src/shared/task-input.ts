@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BranchNameSchema, RemoteSchema } from './mornings.js';
 import { ModelsSchema } from './models.js';
 import { BLOCKER_TIMEOUT_ACTIONS, DurationSchema } from './blockers.js';
 import { DEFAULT_MAX_ITERATIONS } from './constants.js';
@@ -102,6 +103,9 @@ export const TaskInputFieldsSchema = builtOnce('task-input/TaskInputFieldsSchema
     git: z.enum(GIT_MODES).default('branch'),
     /** What a batch tells its task: the plan in brief and what its dependencies delivered; set by the batch itself. */
     batchContext: z.string().optional(),
+    /** With `git: "branch"`: a remote to fetch `baseBranch` (default: its default branch) from, to cut the branch from. */
+    remote: RemoteSchema.optional(),
+    baseBranch: BranchNameSchema.optional(),
     /** Questions answered in an earlier run of this task; they go into the task layer of the prompt. */
     answers: z.array(objectWithKnownKeys({ question: z.string(), answer: z.string() })).default([]),
   }),

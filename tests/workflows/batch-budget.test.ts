@@ -3,6 +3,7 @@ import type { BatchResult } from '../../src/shared/batch-state.js';
 import type { batchConductorWorkflow } from '../../src/workflows/index.js';
 import { byTask, byTurn, type Responder } from '../support/fake-messages-api.js';
 import { startWebhookReceiver } from '../support/morning-receivers.js';
+import { recordHistory } from '../support/record-history.js';
 import { useTaskHarness } from '../support/task-harness.js';
 import { uniqueName } from '../support/temporal.js';
 import { makeGitRepo } from '../support/workspace.js';
@@ -55,6 +56,7 @@ describe('a budget', () => {
       expect(String(post.body.text).split('\n')[0]).toBe(
         `Budget reached: no new task started: spent $${result.totals.costUsd.toFixed(2)} of $0.00 soft, $1.00 hard (default $${result.totals.costUsd.toFixed(4)} (2 calls))`,
       );
+      await recordHistory('batch-budget-soft', handle);
     } finally {
       await hooks.close();
     }
@@ -72,5 +74,6 @@ describe('a budget', () => {
     expect(result.budget!.spentUsd).toBeGreaterThanOrEqual(0.003);
     // It stopped within a call or two of the limit, not at the task's own iteration budget.
     expect(result.tasks[0].iterations ?? 0).toBeLessThan(10);
+    await recordHistory('batch-budget-hard', handle);
   }, 120_000);
 });

@@ -7,6 +7,7 @@ import { buildReport } from '../../src/client/report.js';
 import { parseBatchInput } from '../../src/shared/batch-input.js';
 import type { BatchResult } from '../../src/shared/batch-state.js';
 import type { PublishedBranch } from '../../src/shared/mornings.js';
+import type { TaskResult } from '../../src/shared/task-state.js';
 import { answerBlockerSignal } from '../../src/shared/messages.js';
 import type { batchConductorWorkflow } from '../../src/workflows/index.js';
 import { waitForBatch } from '../support/batch.js';
@@ -15,6 +16,7 @@ import { startFakeGitHubApi, type FakeGitHubApi } from '../support/fake-github-a
 import { makeGitRemote } from '../support/git-remote.js';
 import { startMailReceiver, startWebhookReceiver, type MailReceiver, type WebhookReceiver } from '../support/morning-receivers.js';
 import { eventually } from '../support/polling.js';
+import { recordHistory } from '../support/record-history.js';
 import { scheduledRuns } from '../support/schedules.js';
 import { useTaskHarness } from '../support/task-harness.js';
 import { modelEnv, uniqueName } from '../support/temporal.js';
@@ -76,6 +78,19 @@ describe('a fresh base', () => {
     expect(fileOnBranch(remote.checkout, result.integrationBranch!, 'tonight.txt')).toBe('pushed after the checkout\n');
     expect(fileOnBranch(remote.checkout, result.integrationBranch!, 'a.txt')).toBe('a.txt\n');
     // The worker's own checkout was not moved.
+    expect(fileOnBranch(remote.checkout, 'main', 'tonight.txt')).toBeUndefined();
+    await recordHistory('batch-fresh-base', handle);
+  }, 120_000);
+
+  test('a single task in branch mode with a remote cuts its branch from what the remote has now', async () => {
+    const remote = makeGitRemote();
+    remote.push('tonight.txt', 'pushed after the checkout\n');
+    harness.fake.setResponder(creates('t.txt'));
+    const handle = await harness.start({ title: 'Task t', description: 'do t', workspace: remote.checkout, remote: 'origin' });
+    const result = (await handle.result()) as TaskResult;
+    expect(result.git?.branch).toMatch(/^codeloop\/task\//);
+    expect(fileOnBranch(remote.checkout, result.git!.branch, 'tonight.txt')).toBe('pushed after the checkout\n');
+    expect(fileOnBranch(remote.checkout, result.git!.branch, 't.txt')).toBe('t.txt\n');
     expect(fileOnBranch(remote.checkout, 'main', 'tonight.txt')).toBeUndefined();
   }, 120_000);
 
@@ -187,6 +202,7 @@ describe('the night ends at a pull request and a message', () => {
         { target: 'email to team@example.com', ok: true },
         { target: 'webhook 127.0.0.1:9', ok: false, error: expect.stringContaining('fetch failed') },
       ]);
+      await recordHistory('batch-published-notified', handle);
 
       // A second run of the publish step updates the same pull request.
       const activities = createMorningActivities({ workerEnv: () => ({ ...process.env, ...publishingEnv() }) });

@@ -43,7 +43,7 @@ export function createGitActivities(options: { worktreesDir?: string; shell?: Wo
       withHeartbeat(() => removeWorktree(input.repo, input.path)),
     removeTaskWorktrees: (input: { repo: string; paths: string[] }): Promise<void> =>
       withHeartbeat(() => removeWorktrees(input.repo, input.paths)),
-    startTaskBranch: (input: { workspace: string; taskId: string }): Promise<TaskBranchStart> =>
+    startTaskBranch: (input: { workspace: string; taskId: string; from?: string }): Promise<TaskBranchStart> =>
       withHeartbeat(() => startTaskBranch(input, worktreesDir)),
     checkpointTask: (input: { worktree: string; iteration: number }): Promise<{ commit?: string }> =>
       withHeartbeat(() => checkpointTask(input)),

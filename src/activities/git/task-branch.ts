@@ -13,11 +13,14 @@ export const taskBranchFor = (taskId: string) => `codeloop/task/${taskId}`;
 export type TaskBranchStart = ({ inPlace: false } & GitTrail) | { inPlace: true; why: string };
 
 /**
- * A task's own worktree on `codeloop/task/<task-id>`, cut from the repository's current `HEAD`; the user's checkout
+ * A task's own worktree on `codeloop/task/<task-id>`, cut from the repository's current `HEAD` (or `from`); the user's checkout
  * is never touched. A workspace below the repository's top works in the same place inside the worktree. Not a git
  * repository, or one without a commit: the task works in place. Safe to repeat: an existing branch keeps its commits.
  */
-export async function startTaskBranch(input: { workspace: string; taskId: string }, worktreesDir?: string): Promise<TaskBranchStart> {
+export async function startTaskBranch(
+  input: { workspace: string; taskId: string; from?: string },
+  worktreesDir?: string,
+): Promise<TaskBranchStart> {
   const top = await tryGit(input.workspace, ['rev-parse', '--show-toplevel']);
   if (!top.ok) return { inPlace: true, why: 'the workspace is not in a git repository' };
   const repo = top.stdout;
@@ -26,7 +29,9 @@ export async function startTaskBranch(input: { workspace: string; taskId: string
   const branch = taskBranchFor(input.taskId);
   const worktree = path.join(worktreeRoot(repo, TASKS_DIR, worktreesDir), input.taskId);
   const exists = (await tryGit(repo, ['rev-parse', '--verify', `refs/heads/${branch}`])).ok;
-  const base = exists ? await git(repo, ['merge-base', branch, head.stdout]) : head.stdout;
+  // `from`: a ref fetched from the task's remote, cut from instead of the checkout's HEAD.
+  const start = input.from ? await git(repo, ['rev-parse', '--verify', `${input.from}^{commit}`]) : head.stdout;
+  const base = exists ? await git(repo, ['merge-base', branch, start]) : start;
   if (!existsSync(worktree)) {
     await mkdir(path.dirname(worktree), { recursive: true });
     await tryGit(repo, ['worktree', 'prune']);

@@ -25,6 +25,8 @@ export interface PullRequestRef {
  */
 export interface Forge {
   upsertPullRequest(spec: PullRequestSpec): Promise<PullRequestRef>;
+  /** The head branches of the repository's open pull requests (`codeloop gc` keeps those). */
+  openPullRequestHeads(repository: string): Promise<string[]>;
 }
 
 /** A forge's refusal, with its status and message, as a non-retryable failure; network and 5xx errors stay retryable. */

@@ -40,6 +40,11 @@ export function createGitHubForge(baseUrl: string, token: string): Forge {
   }
 
   return {
+    async openPullRequestHeads(repository) {
+      const [owner, repo] = repository.split('/');
+      const pulls = await octokit.paginate(octokit.rest.pulls.list, { owner, repo, state: 'open', per_page: 100 });
+      return pulls.map((pull) => pull.head.ref);
+    },
     async upsertPullRequest(spec) {
       try {
         return await upsert(spec);

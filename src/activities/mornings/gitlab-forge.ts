@@ -22,6 +22,13 @@ export function createGitLabForge(baseUrl: string, token: string): Forge {
   }
 
   return {
+    async openPullRequestHeads(repository) {
+      const open = await call<{ source_branch: string }[]>(
+        'GET',
+        `/projects/${encodeURIComponent(repository)}/merge_requests?state=opened&per_page=100`,
+      );
+      return open.map((request) => request.source_branch);
+    },
     async upsertPullRequest(spec: PullRequestSpec) {
       const project = `/projects/${encodeURIComponent(spec.repository)}/merge_requests`;
       const title = spec.draft ? `Draft: ${spec.title}` : spec.title;

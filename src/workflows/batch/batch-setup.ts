@@ -12,7 +12,7 @@ import { applies } from '../common/patches.js';
 import { setupActivities } from '../common/setup-activities.js';
 import { gitActivities } from '../common/activities.js';
 import type { BlockerDesk } from '../common/blocker-desk.js';
-import { fetchFreshBase } from './fresh-base.js';
+import { fetchFreshBase } from '../common/fresh-base.js';
 
 /** One repository the batch works in: the host that holds it and its integration branch. */
 export interface RepoState {

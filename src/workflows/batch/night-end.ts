@@ -4,7 +4,7 @@ import type { BatchResult, BatchTaskState } from '../../shared/batch-state.js';
 import { describeTarget, type NotificationOutcome, type PublishedBranch } from '../../shared/mornings.js';
 import { notifyActivities, remoteActivities } from '../common/activities.js';
 import type { RepoState } from './batch-setup.js';
-import { failureText } from './fresh-base.js';
+import { failureText } from '../common/fresh-base.js';
 
 /** Where a branch to publish lives, and what its pull request is about. */
 interface BranchToPublish {

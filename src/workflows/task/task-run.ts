@@ -148,7 +148,9 @@ export class TaskRun implements PolicyHost {
         };
       }
       const ownBranch = opened.binding.inGitRepo && this.input.git === 'branch' && applies('taskGitBranch');
-      this.state.binding = ownBranch ? await this.trail.start(opened.binding) : opened.binding;
+      this.state.binding = ownBranch
+        ? await this.trail.start(opened.binding, { remote: this.input.remote, baseBranch: this.input.baseBranch, desk: this.desk })
+        : opened.binding;
       const { hostQueue, hostId, workspace } = this.state.binding;
       const describe = `describe workspace on ${hostId}`;
       this.state.project =

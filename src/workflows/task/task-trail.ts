@@ -1,10 +1,19 @@
 import { log, workflowInfo } from '@temporalio/workflow';
 import type { WorkspaceBinding } from '../../activities/index.js';
 import { gitActivities } from '../common/activities.js';
-import { onHost, type HostWait } from '../common/host-wait.js';
+import { onHost, type HostActivity, type HostWait } from '../common/host-wait.js';
 import { batchIdFromWorkflowId } from '../common/batch-id.js';
+import type { BlockerDesk } from '../common/blocker-desk.js';
+import { fetchFreshBase } from '../common/fresh-base.js';
 import type { ExecutedCall } from '../common/tool-calls.js';
 import type { RunState } from './run-state.js';
+
+/** A task's `remote` and `baseBranch`, and where a failed fetch is asked about. */
+export interface FreshBase {
+  remote?: string;
+  baseBranch?: string;
+  desk: Pick<BlockerDesk, 'ask'>;
+}
 
 /** Calls after which the worktree may hold changes: a successful write, or any command (it may write files). */
 const mayHaveChanged = ({ name, outcome }: ExecutedCall) =>
@@ -23,12 +32,15 @@ export class TaskTrail {
   ) {}
 
   /** Cuts the branch and returns the binding moved into the worktree; outside a repository, the binding as it was. */
-  async start(binding: WorkspaceBinding): Promise<WorkspaceBinding> {
+  async start(binding: WorkspaceBinding, fresh?: FreshBase): Promise<WorkspaceBinding> {
     const taskId = batchIdFromWorkflowId(workflowInfo().workflowId);
-    const summary = `branch codeloop/task/${taskId} from HEAD`;
+    // With a remote, the branch starts from what the remote has now, not the checkout's HEAD.
+    const onThisHost = <T>(hostId: string, what: string, run: HostActivity<T>) => onHost(this.wait(hostId), what, run);
+    const from = fresh?.remote ? await fetchFreshBase(binding, fresh.remote, fresh.baseBranch, fresh.desk, onThisHost) : undefined;
+    const summary = `branch codeloop/task/${taskId} from ${from ?? 'HEAD'}`;
     const started = await onHost(this.wait(binding.hostId), summary, (limit) =>
       gitActivities.startTaskBranch.executeWithOptions({ taskQueue: binding.hostQueue, summary, ...limit }, [
-        { workspace: binding.workspace, taskId },
+        { workspace: binding.workspace, taskId, ...(from ? { from } : {}) },
       ]),
     );
     if (started.inPlace) {
