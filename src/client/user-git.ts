@@ -1,12 +1,13 @@
 import { execa, type Result } from 'execa';
-import { parseConfigList, programsOff } from '../activities/git/repository-config.js';
+import { parseConfigList, programsOff, withStandardRemotePrograms } from '../activities/git/repository-config.js';
 import { CliError } from './output.js';
 
 /**
  * The user's own git, as they would run it (their identity, their global config, their credentials): these commands
  * act on their checkout and remotes at their request. What the repository itself names is another matter: a task may
  * have written that repository's config (a `.git` it made in a folder outside git), so its hooks, and the programs
- * its own config names (filters, drivers, helpers, an ssh command), never run here, as with the worker's git.
+ * its own config names (filters, drivers, helpers, an ssh command, upload-pack and receive-pack), never run here, as
+ * with the worker's git.
  */
 export async function userGit(repo: string, args: string[], what: string): Promise<Result> {
   const result = await runUserGit(repo, args);
@@ -21,5 +22,9 @@ export async function runUserGit(repo: string, args: string[]): Promise<Result> 
   });
   const entries = listing.exitCode === 0 ? parseConfigList(String(listing.stdout)) : [];
   const env = programsOff(entries, (scope) => scope === 'local' || scope === 'worktree');
-  return execa('git', ['-C', repo, '-c', 'core.hooksPath=/dev/null', ...args], { reject: false, stdin: 'ignore', env });
+  return execa('git', ['-C', repo, '-c', 'core.hooksPath=/dev/null', ...withStandardRemotePrograms(args)], {
+    reject: false,
+    stdin: 'ignore',
+    env,
+  });
 }

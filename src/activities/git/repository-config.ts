@@ -153,3 +153,15 @@ export async function repositoryPolicy(cwd: string, git: RawGit): Promise<Reposi
   cache.set(cwd, { stamps: new Map([...files].map((file) => [file, stampOf(file)])), policy });
   return policy;
 }
+
+/**
+ * A repository's `remote.<name>.uploadpack` / `receivepack` is not overridden by config given outside it (git takes
+ * the first of several values), so the user's git names the standard programs on the command line of every command
+ * that reaches a remote.
+ */
+export function withStandardRemotePrograms(args: readonly string[]): string[] {
+  const [command, ...rest] = args;
+  if (command === 'push') return [command, '--receive-pack=git-receive-pack', ...rest];
+  if (command === 'fetch' || command === 'pull' || command === 'ls-remote') return [command, '--upload-pack=git-upload-pack', ...rest];
+  return [...args];
+}
