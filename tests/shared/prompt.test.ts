@@ -14,7 +14,7 @@ test('the prompt has three layers: base rules, the project, the task', () => {
     title: 'Delete command',
     description: 'Add a delete command with confirmation',
     workspace: '/w',
-    prd: 'P'.repeat(6_000),
+    prd: 'P'.repeat(21_000),
   });
   const prompt = buildSystemPrompt(task, project, [{ question: 'Soft delete?', answer: 'No, hard delete.' }]);
   const [rules, projectLayer, taskLayer] = [prompt.indexOf('You are codeloop'), prompt.indexOf('# Project'), prompt.indexOf('# Task')];
@@ -26,7 +26,7 @@ test('the prompt has three layers: base rules, the project, the task', () => {
   expect(prompt).toContain('tests/test_app.py');
   expect(prompt).toContain('## Delete command\n\nAdd a delete command with confirmation');
   expect(prompt).toContain('## Requirements document (truncated;');
-  expect(prompt).toContain(`${'P'.repeat(5_000)}\n… [truncated: 1000 more characters]`);
+  expect(prompt).toContain(`${'P'.repeat(20_000)}\n… [truncated: 1000 more characters]`);
   expect(prompt).toContain('## Questions already answered by a human\nQ: Soft delete?\nA: No, hard delete.');
   expect(prompt).not.toContain('<outline>');
 });
