@@ -62,7 +62,7 @@ export type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
 const TEMPORAL_ADDRESS_FORMAT = /^(\[[0-9a-fA-F.:]+\]|[^\s:/[\]]+)(:\d{1,5})?$/;
 
 /**
- * Every variable codeloop reads, with its rule and default. The README's Configuration table lists the same names
+ * Every variable codeloop reads, with its rule and default. The Configuration page (docs/configuration.md) lists the same names
  * and defaults.
  */
 const VariablesSchema = z.object({
@@ -138,7 +138,7 @@ const VariablesSchema = z.object({
   OTEL_SERVICE_NAME: z.string().default('codeloop-worker'),
 });
 
-/** The names `loadConfig` reads; the README's Configuration table lists the same. */
+/** The names `loadConfig` reads; docs/configuration.md lists the same. */
 export const CONFIG_VARIABLES: readonly string[] = Object.freeze(Object.keys(VariablesSchema.shape));
 
 function directories(list: string): string[] {

@@ -1,6 +1,6 @@
 /**
  * The metrics codeloop adds to the Temporal SDK's own on the worker's Prometheus endpoint (`CODELOOP_METRICS_ADDRESS`).
- * Dashboards and alerts depend on these names and labels, so they are part of the public contract (the README lists
+ * Dashboards and alerts depend on these names and labels, so they are part of the public contract (docs/observability.md lists
  * them). The SDK adds its own labels to each: `namespace`, `taskQueue`, and `workflowType` or `activityType`.
  */
 export interface MetricSpec {

@@ -87,7 +87,7 @@ export const TaskInputFieldsSchema = builtOnce('task-input/TaskInputFieldsSchema
     reportSpend: z.boolean().optional(),
     /** How long work may wait for the workspace host's worker to take it before the task asks a human (default 10 minutes). */
     hostTimeout: DurationSchema.default('10m'),
-    /** What the task's commands may reach beyond the workspace; see README "Safety". */
+    /** What the task's commands may reach beyond the workspace; see docs/safety.md. */
     network: NetworkSchema.default('off'),
     env: EnvNamesSchema.default([]),
     /**

@@ -1,12 +1,22 @@
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { inject } from 'vitest';
 import { findTemporalBinary } from '../../src/server/temporal-binary.js';
 
-const readme = readFileSync(path.resolve('README.md'), 'utf8');
+/** The documentation a user reads: the README, every page of docs/, and CONTRIBUTING.md. */
+export const DOCUMENTATION: readonly string[] = [
+  'README.md',
+  ...readdirSync(path.resolve('docs'))
+    .filter((file) => file.endsWith('.md'))
+    .sort()
+    .map((file) => `docs/${file}`),
+  'CONTRIBUTING.md',
+];
 
-/** The README's fenced blocks of one language, in order. */
+const readme = DOCUMENTATION.map((file) => readFileSync(path.resolve(file), 'utf8')).join('\n');
+
+/** The documentation's fenced blocks of one language, in order (the README's first). */
 export function readmeBlocks(language: string): string[] {
   const fence = new RegExp('```' + language + '\\n([\\s\\S]*?)```', 'g');
   return [...readme.matchAll(fence)].map((match) => match[1]!);

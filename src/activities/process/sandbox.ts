@@ -206,7 +206,7 @@ function probe(sandbox: Sandbox) {
   const why = (result.stderr || result.error?.message || `exit ${result.status}`).trim();
   throw new SandboxUnavailableError(
     `the command sandbox cannot start here (${why}). bubblewrap needs user namespaces: allow them ` +
-      "(sysctl kernel.unprivileged_userns_clone=1; in Docker, see the README's Safety section), " +
+      '(sysctl kernel.unprivileged_userns_clone=1; in Docker, see docs/safety.md), ' +
       "or set CODELOOP_SANDBOX=off to run the agent's commands unsandboxed (not recommended)",
   );
 }
