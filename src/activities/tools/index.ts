@@ -14,6 +14,7 @@ import { runWorkspaceTests } from './run-tests.js';
 import { searchCodebase } from './search-codebase.js';
 import type { SearchEngine } from './search/search-engine.js';
 import type { ToolOutcome } from './tool-outcome.js';
+import { typeCheckPrepared } from '../verification/type-check.js';
 
 /** One tool call: the workspace on this host, the model's validated input, and what the task's commands may reach. */
 export interface ToolCall<N extends ToolName> {
@@ -41,10 +42,14 @@ export function createToolActivities(deps: { shell: WorkspaceShell; search?: Sea
     listFiles: (call: ToolCall<'list_files'>): Promise<ToolOutcome> => listWorkspaceFiles(call.workspace, call.input),
     searchCodebase: (call: ToolCall<'search_codebase'>): Promise<ToolOutcome> => searchCodebase(call.workspace, call.input, deps.search),
     findSymbol: (call: ToolCall<'find_symbol'>): Promise<ToolOutcome> => findSymbol(call.workspace, call.input, deps.search),
-    createFile: async (call: ToolCall<'create_file'>): Promise<ToolOutcome> =>
-      withLint(shellFor(call), call.workspace, await createWorkspaceFile(call.workspace, call.input)),
-    editFile: async (call: ToolCall<'edit_file'>): Promise<ToolOutcome> =>
-      withLint(shellFor(call), call.workspace, await editWorkspaceFile(call.workspace, call.input, { attempt: currentAttempt() })),
+    createFile: async (call: ToolCall<'create_file'>): Promise<ToolOutcome> => {
+      await typeCheckPrepared(call.workspace);
+      return withLint(shellFor(call), call.workspace, await createWorkspaceFile(call.workspace, call.input));
+    },
+    editFile: async (call: ToolCall<'edit_file'>): Promise<ToolOutcome> => {
+      await typeCheckPrepared(call.workspace);
+      return withLint(shellFor(call), call.workspace, await editWorkspaceFile(call.workspace, call.input, { attempt: currentAttempt() }));
+    },
     deleteFile: (call: ToolCall<'delete_file'>): Promise<ToolOutcome> =>
       deleteWorkspaceFile(call.workspace, call.input, { attempt: currentAttempt() }),
     moveFile: (call: ToolCall<'move_file'>): Promise<ToolOutcome> =>

@@ -45,7 +45,33 @@ export async function checkTypes(
  */
 export async function prepareTypeCheck(workspace: string): Promise<void> {
   const root = realpathSync(workspace);
-  await checker.ask(root, { kind: 'prepare', workspace: root }).catch(() => undefined);
+  const prepared = checker.ask(root, { kind: 'prepare', workspace: root }).then(
+    () => undefined,
+    () => undefined,
+  );
+  preparing.set(root, prepared);
+  await prepared;
+  if (preparing.get(root) === prepared) preparing.delete(root);
+}
+
+/** Baselines asked for and not yet taken, by workspace: the checker reads the files when it gets to the request. */
+const preparing = new Map<string, Promise<void>>();
+
+/**
+ * Waits for the workspace's baseline if one is being taken: an edit written before the checker read the project would
+ * become part of "before the task", and its own errors would go unreported. At once when none is pending.
+ */
+export async function typeCheckPrepared(workspace: string): Promise<void> {
+  const pending = preparing.get(safeRealpath(workspace));
+  if (pending) await pending;
+}
+
+function safeRealpath(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return file;
+  }
 }
 
 type Request = { kind: 'prepare'; workspace: string } | Omit<Extract<TypeCheckRequest, { kind: 'check' }>, 'id'>;
