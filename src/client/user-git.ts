@@ -1,5 +1,5 @@
 import { execa, type Result } from 'execa';
-import { parseConfigList, programsOff, withStandardRemotePrograms } from '../activities/git/repository-config.js';
+import { repositoryProgramsOff, withStandardRemotePrograms } from '../activities/git/repository-config.js';
 import { CliError } from './output.js';
 
 /**
@@ -16,12 +16,7 @@ export async function userGit(repo: string, args: string[], what: string): Promi
 }
 
 export async function runUserGit(repo: string, args: string[]): Promise<Result> {
-  const listing = await execa('git', ['-C', repo, 'config', '--list', '--show-scope', '--show-origin', '-z'], {
-    reject: false,
-    stdin: 'ignore',
-  });
-  const entries = listing.exitCode === 0 ? parseConfigList(String(listing.stdout)) : [];
-  const env = programsOff(entries, (scope) => scope === 'local' || scope === 'worktree');
+  const env = await repositoryProgramsOff(repo);
   return execa('git', ['-C', repo, '-c', 'core.hooksPath=/dev/null', ...withStandardRemotePrograms(args)], {
     reject: false,
     stdin: 'ignore',

@@ -1,14 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { execa } from 'execa';
 import { ErrorType } from '../../shared/errors.js';
-import { parseConfigList, programsOff } from './repository-config.js';
-
-/**
- * The remote programs named on the command line: a repository's `remote.<name>.uploadpack` / `receivepack` is not
- * overridden by config given outside it (git takes the first of several values, and warns), but an option is.
- */
-const UPLOAD_PACK = '--upload-pack=git-upload-pack';
-const RECEIVE_PACK = '--receive-pack=git-receive-pack';
+import { repositoryProgramsOff, withStandardRemotePrograms } from './repository-config.js';
 
 /** How long one fetch or push may take before it counts as failed. */
 const REMOTE_TIMEOUT_MS = 5 * 60_000;
@@ -21,15 +14,8 @@ const REMOTE_TIMEOUT_MS = 5 * 60_000;
  * asks on a terminal.
  */
 export async function remoteGit(repo: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<string> {
-  const listing = await execa('git', ['-C', repo, 'config', '--list', '--show-scope', '--show-origin', '-z'], {
-    reject: false,
-    stdin: 'ignore',
-    env,
-    extendEnv: false,
-  });
-  const entries = listing.exitCode === 0 ? parseConfigList(String(listing.stdout)) : [];
-  const repositoryOff = programsOff(entries, (scope) => scope === 'local' || scope === 'worktree');
-  const result = await execa('git', ['-C', repo, '-c', 'core.hooksPath=/dev/null', ...args], {
+  const repositoryOff = await repositoryProgramsOff(repo, env);
+  const result = await execa('git', ['-C', repo, '-c', 'core.hooksPath=/dev/null', ...withStandardRemotePrograms(args)], {
     reject: false,
     stdin: 'ignore',
     env: { ...env, ...repositoryOff, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' },
@@ -48,7 +34,7 @@ export const withoutSecrets = (text: string): string => text.replace(/(\b[a-z][a
 
 /** The remote's default branch (its `HEAD`), for a fetch or a pull request that names none. */
 export async function remoteDefaultBranch(repo: string, remote: string, env?: NodeJS.ProcessEnv): Promise<string> {
-  const listing = await remoteGit(repo, ['ls-remote', UPLOAD_PACK, '--symref', remote, 'HEAD'], env);
+  const listing = await remoteGit(repo, ['ls-remote', '--symref', remote, 'HEAD'], env);
   const match = /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(listing);
   if (!match) throw ApplicationFailure.nonRetryable(`remote ${remote} names no default branch; pass baseBranch`, ErrorType.RemoteFailed);
   return match[1];
@@ -65,11 +51,7 @@ export async function fetchBase(
   const branch = input.baseBranch ?? (await remoteDefaultBranch(input.repo, input.remote, env));
   const name = /^[A-Za-z0-9._-]+$/.test(input.remote) ? input.remote : 'codeloop-remote';
   const ref = `refs/remotes/${name}/${branch}`;
-  await remoteGit(
-    input.repo,
-    ['fetch', UPLOAD_PACK, '--no-tags', '--no-write-fetch-head', input.remote, `+refs/heads/${branch}:${ref}`],
-    env,
-  );
+  await remoteGit(input.repo, ['fetch', '--no-tags', '--no-write-fetch-head', input.remote, `+refs/heads/${branch}:${ref}`], env);
   const commit = await remoteGit(input.repo, ['rev-parse', '--verify', `${ref}^{commit}`], env);
   return { ref, commit, branch };
 }
@@ -79,10 +61,6 @@ export async function fetchBase(
  * or a retried task must replace what an earlier attempt pushed. Pushing the same commit again changes nothing.
  */
 export async function pushBranch(input: { repo: string; remote: string; branch: string }, env?: NodeJS.ProcessEnv): Promise<string> {
-  await remoteGit(
-    input.repo,
-    ['push', RECEIVE_PACK, '--porcelain', input.remote, `+refs/heads/${input.branch}:refs/heads/${input.branch}`],
-    env,
-  );
+  await remoteGit(input.repo, ['push', '--porcelain', input.remote, `+refs/heads/${input.branch}:refs/heads/${input.branch}`], env);
   return remoteGit(input.repo, ['rev-parse', `refs/heads/${input.branch}`], env);
 }

@@ -1,5 +1,6 @@
 import { lstatSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { execa } from 'execa';
 import type { GitExit } from './git-host.js';
 
 /** Runs git with codeloop's fixed flags and environment (see `run-git.ts`), with `env` added. */
@@ -152,6 +153,20 @@ export async function repositoryPolicy(cwd: string, git: RawGit): Promise<Reposi
   if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value!);
   cache.set(cwd, { stamps: new Map([...files].map((file) => [file, stampOf(file)])), policy });
   return policy;
+}
+
+/**
+ * For git run with the user's or the worker's own config (`task push`, a batch's fetch): the overrides that turn off
+ * the programs the repository's own config names (its local and worktree scopes), read with `env` when given.
+ */
+export async function repositoryProgramsOff(repo: string, env?: NodeJS.ProcessEnv): Promise<Record<string, string>> {
+  const listing = await execa('git', ['-C', repo, 'config', '--list', '--show-scope', '--show-origin', '-z'], {
+    reject: false,
+    stdin: 'ignore',
+    ...(env ? { env, extendEnv: false } : {}),
+  });
+  const entries = listing.exitCode === 0 ? parseConfigList(String(listing.stdout)) : [];
+  return programsOff(entries, (scope) => scope === 'local' || scope === 'worktree');
 }
 
 /**
