@@ -5,7 +5,7 @@ import { totalTokens } from '../shared/conversation.js';
 import { getBatchStateQuery } from '../shared/messages.js';
 import { formatCount, formatDuration } from '../text/format.js';
 import { CliError } from './output.js';
-import { queryOrUndefined } from './session.js';
+import { queryOrUndefined } from '../reads/task-reads.js';
 
 export interface BatchView {
   workflowId: string;

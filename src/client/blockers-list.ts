@@ -3,9 +3,9 @@ import type { Blocker } from '../shared/blockers.js';
 import { SEARCH_ATTRIBUTES } from '../shared/constants.js';
 import { emit, type OutputOptions } from './output.js';
 import { formatDuration } from '../text/format.js';
-import { onTaskQueue, queryOrUndefined, readEachWorkflow, viewedTaskQueue, withClient } from './session.js';
+import { queryOrUndefined, queryState } from '../reads/task-reads.js';
+import { onTaskQueue, readEachWorkflow, viewedTaskQueue, withClient } from './session.js';
 import { getBatchStateQuery } from '../shared/messages.js';
-import { queryState } from './task-view.js';
 
 export interface OpenBlockerRow {
   workflowId: string;

@@ -9,7 +9,8 @@ import { readInputFile } from './input-file.js';
 import { CliError, emit, parseOrExplain, type OutputOptions } from './output.js';
 import { shownLink, webUiUrl } from './web-ui.js';
 import { pause, Progress } from './progress.js';
-import { cliConfig, clientTaskQueue, queryOrUndefined, withClient } from './session.js';
+import { queryOrUndefined } from '../reads/task-reads.js';
+import { cliConfig, clientTaskQueue, withClient } from './session.js';
 
 export interface PlanOptions extends OutputOptions {
   workspace: string;

@@ -13,8 +13,8 @@ import type { PlanResult } from '../shared/plan-state.js';
 import { formatCount, formatDuration } from '../text/format.js';
 import { batchSummaryLine } from '../text/morning-report.js';
 import { CliError, emit, type OutputOptions } from './output.js';
-import { onTaskQueue, queryOrUndefined, readEachWorkflow, viewedTaskQueue, withClient } from './session.js';
-import { queryState } from './task-view.js';
+import { queryOrUndefined, queryState } from '../reads/task-reads.js';
+import { onTaskQueue, readEachWorkflow, viewedTaskQueue, withClient } from './session.js';
 
 export interface ReportRow {
   workflowId: string;

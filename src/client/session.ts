@@ -5,8 +5,6 @@ import { connectClient } from '../connection.js';
 import { mapInLanes } from '../lanes.js';
 import { payloadCodecsFor } from '../payloads/codecs.js';
 
-export { queryOrUndefined } from '../reads/task-reads.js';
-
 /** Runs a command body with a connected client and always closes the connection. */
 export async function withClient<T>(body: (client: Client, namespace: string) => Promise<T>): Promise<T> {
   // The same payload codecs as the worker, so inputs, results and queries read as written.

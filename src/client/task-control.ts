@@ -9,7 +9,7 @@ import { CliError, emit, parseOrExplain, type OutputOptions } from './output.js'
 import { formatDuration } from '../text/format.js';
 import { shownLink, webUiUrl } from './web-ui.js';
 import { cliConfig, startInputOf, withClient } from './session.js';
-import { queryState } from './task-view.js';
+import { queryState } from '../reads/task-reads.js';
 
 const STATUSES: readonly TaskStatus[] = ['running', 'blocked', 'completed', 'failed', 'cancelled'];
 

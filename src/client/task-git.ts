@@ -4,7 +4,8 @@ import type { TaskGit } from '../shared/git-trail.js';
 import { CliError, emit, type OutputOptions } from './output.js';
 import { terminalSafe } from '../text/terminal-safe.js';
 import { getBatchStateQuery } from '../shared/messages.js';
-import { queryOrUndefined, startInputOf, withClient } from './session.js';
+import { queryOrUndefined } from '../reads/task-reads.js';
+import { startInputOf, withClient } from './session.js';
 import { viewTask } from './task-view.js';
 import { runUserGit, userGit } from './user-git.js';
 

@@ -7,8 +7,6 @@ import { formatCount, formatDuration } from '../text/format.js';
 import { CliError } from './output.js';
 import { queryState, settledResult } from '../reads/task-reads.js';
 
-export { queryState, settledResult } from '../reads/task-reads.js';
-
 /** Where a task stands, from the workflow's own `getState` when a worker can answer, else from the server. */
 export interface TaskView {
   workflowId: string;
