@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from 'vitest';
-import { checkTypes } from '../../src/activities/verification/type-check.js';
+import { checkTypes, prepareTypeCheck, typeCheckPrepared } from '../../src/activities/verification/type-check.js';
 import { makeWorkspace } from '../support/workspace.js';
 
 const TSCONFIG = JSON.stringify({ compilerOptions: { strict: true, noEmit: true }, include: ['**/*.ts'] });
@@ -53,4 +53,55 @@ test('a project over the checker’s limit is not parsed at all: the edit hears 
   const again = Date.now();
   await expect(checkTypes(workspace, 'm1.ts', async () => undefined)).rejects.toThrow(/incremental checker's limit/);
   expect(Date.now() - again).toBeLessThan(100);
+}, 60_000);
+
+/** Module k imports module k-1's maker; module 0 has an error of its own from the start. */
+const chainModule = (k: number) =>
+  [
+    k > 0 ? `import { make${k - 1} } from '${k === 1 ? '@base/m0' : `./m${k - 1}`}';` : 'export const broken: number = "already";',
+    `export function make${k}(seed: number): { id: number; label: string } {`,
+    k > 0 ? `  const previous = make${k - 1}(seed);` : '  const previous = { id: seed, label: String(seed) };',
+    '  return { id: previous.id + 1, label: `${previous.label}/' + k + '` };',
+    '}',
+    ...Array.from({ length: 40 }, (_, n) => `export const value${k}_${n}: Array<{ n: number }> = [${n}].map((n) => ({ n: n * ${k} }));`),
+  ].join('\n');
+
+test("the first edit is checked while the whole project's baseline is still being taken, against the project as the task found it", async () => {
+  const modules = 80;
+  const files: Record<string, string> = {
+    // A tsconfig `paths` alias on one import: the importer is found through the compiler's own resolution.
+    'tsconfig.json': JSON.stringify({
+      compilerOptions: { strict: true, noEmit: true, target: 'ES2022', baseUrl: '.', paths: { '@base/*': ['src/*'] } },
+      include: ['src'],
+    }),
+  };
+  for (let k = 0; k < modules; k += 1) files[`src/m${k}.ts`] = chainModule(k);
+  const workspace = makeWorkspace(files);
+  const committed = (file: string) => async () => files[file];
+  let baselineTaken = false;
+  const prepared = prepareTypeCheck(workspace).then(() => (baselineTaken = true));
+  await typeCheckPrepared(workspace);
+
+  // m0's maker now says its id is a string: its own new error, and one in m1, which imports it through the alias.
+  const m0 = path.join(workspace, 'src/m0.ts');
+  writeFileSync(m0, readFileSync(m0, 'utf8').replace('make0(seed: number): { id: number;', 'make0(seed: number): { id: string;'));
+  const first = await checkTypes(workspace, 'src/m0.ts', committed('src/m0.ts'));
+  expect(baselineTaken, 'answered before the whole check').toBe(false);
+  expect(first.introduced.map((d) => `${d.file} TS${d.code}`)).toEqual(['src/m0.ts TS2322', 'src/m1.ts TS2322']);
+  expect(first.preExisting).toBe(1);
+
+  // m1's maker now takes a string: its own error, and one in m2 (a plain relative import) from the new signature.
+  const m1 = path.join(workspace, 'src/m1.ts');
+  writeFileSync(m1, readFileSync(m1, 'utf8').replace('export function make1(seed: number)', 'export function make1(seed: string)'));
+  const expected = ['src/m0.ts TS2322', 'src/m1.ts TS2322', 'src/m1.ts TS2345', 'src/m2.ts TS2345'];
+  const second = await checkTypes(workspace, 'src/m1.ts', committed('src/m1.ts'));
+  expect(baselineTaken).toBe(false);
+  expect(second.introduced[0]!.file).toBe('src/m1.ts');
+  expect(second.introduced.map((d) => `${d.file} TS${d.code}`).sort()).toEqual(expected);
+
+  // Once the baseline is in, the whole project is compared: the same errors, nothing from before the task among them.
+  await prepared;
+  const third = await checkTypes(workspace, 'src/m1.ts', committed('src/m1.ts'));
+  expect(third.introduced.map((d) => `${d.file} TS${d.code}`).sort()).toEqual(expected);
+  expect(third.preExisting).toBe(0);
 }, 60_000);

@@ -27,6 +27,12 @@ export interface TypeCheckResult {
 interface Project {
   builder?: TS.SemanticDiagnosticsBuilderProgram;
   baseline?: Map<string, number>;
+  /**
+   * The project as it was when the task bound its workspace, parsed and bound, while its baseline is still being
+   * checked file by file: until then an edit is checked against it in the files the edits changed and the files that
+   * import them, so the first edit's feedback never waits for the whole project's check.
+   */
+  baselining?: TS.Program;
   /** Parsed source files by path, reused while the file's size and mtime stay the same. */
   sources: Map<string, { stamp: string; file: TS.SourceFile }>;
   lastUsed: number;
@@ -64,18 +70,98 @@ export const NEEDS_COMMITTED = 'needs-committed' as const;
 export function checkTypes(workspace: string, file: string, committed: CommittedText): TypeCheckResult | typeof NEEDS_COMMITTED {
   const root = realpathSync(workspace);
   const project = projectOf(root);
+  if (project.baselining) return checkChangedFiles(project.baselining, project, root, file);
   if (!project.baseline && !committed.known) return NEEDS_COMMITTED;
   return check(project, root, file, committed.known ? committed.text : undefined);
 }
 
 /**
- * Checks the project as it is now and keeps that as its baseline: asked for when a task binds its workspace, so the
- * first edit's feedback is incremental too and "before the task" means exactly that.
+ * Parses and binds the project as it is now, the start of its baseline: asked for when a task binds its workspace.
+ * Once this returns, an edit may be written (the baseline has read every file) and can be checked in a fraction of a
+ * second; `baselineTypeCheck` then checks the whole project in the background.
  */
-export function prepareTypeCheck(workspace: string): void {
+export function parseTypeCheck(workspace: string): void {
   const root = realpathSync(workspace);
   const project = projectOf(root);
-  project.baseline ??= countByIdentity(diagnosticsOf(project, root));
+  if (project.baseline || project.baselining) return;
+  const builder = updateBuilder(project, root);
+  builder.getProgram().getTypeChecker();
+  project.baselining = builder.getProgram();
+}
+
+/**
+ * Checks the whole project as `parseTypeCheck` read it and keeps that as its baseline, a file at a time, giving way
+ * between files so that the edits' checks are answered meanwhile; "before the task" then means exactly that.
+ */
+export async function baselineTypeCheck(workspace: string): Promise<void> {
+  const root = realpathSync(workspace);
+  const project = projectOf(root);
+  const builder = project.builder;
+  if (!project.baselining || !builder) return;
+  try {
+    let slice = performance.now();
+    while (builder.getSemanticDiagnosticsOfNextAffectedFile()) {
+      if (performance.now() - slice < SLICE_MS) continue;
+      await new Promise((resolve) => setImmediate(resolve));
+      slice = performance.now();
+    }
+    project.baseline = countByIdentity(diagnosticsOfBuilder(builder, root));
+  } finally {
+    // Without a baseline, the next check takes one against the edited file's committed text, as with no parse at all.
+    project.baselining = undefined;
+  }
+}
+
+/** How long the baseline's check runs before it lets an edit's check in. */
+const SLICE_MS = 50;
+
+/**
+ * An edit checked against the project as the task found it while that project's whole check is still running: the
+ * files changed since (and the files that import them) in a program that reuses every other parsed and bound file,
+ * their diagnostics now against theirs then. An error the edits cause further away is not seen here; the next check
+ * after the baseline, and the gates, see the whole project.
+ */
+function checkChangedFiles(before: TS.Program, project: Project, root: string, file: string): TypeCheckResult {
+  const ts = loadTypeScript();
+  const { fileNames, options, host } = compilerSetup(project, root);
+  const now = ts.createProgram({ rootNames: fileNames, options, host, oldProgram: before });
+  const changed = now.getSourceFiles().filter((source) => before.getSourceFile(source.fileName) !== source);
+  const gone = before.getSourceFiles().filter((source) => !now.getSourceFile(source.fileName));
+  const targets = [...changed, ...gone].map((source) => source.fileName);
+  const checked = [...new Set([...targets, ...importersOf(now, options, host, targets)])];
+  const diagnostics = (program: TS.Program) =>
+    checked.flatMap((name) => {
+      const source = program.getSourceFile(name);
+      if (!source) return [];
+      return [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)]
+        .filter((diagnostic) => diagnostic.category === ts.DiagnosticCategory.Error)
+        .map((diagnostic) => toTypeDiagnostic(root, diagnostic));
+    });
+  return compare(countByIdentity(diagnostics(before)), diagnostics(now), file);
+}
+
+/**
+ * The project's files that import one of `targets`: a cheap look at each import's last path segment first, then the
+ * compiler's own module resolution (tsconfig `paths` included) for the few that may.
+ */
+function importersOf(program: TS.Program, options: TS.CompilerOptions, host: TS.CompilerHost, targets: string[]): string[] {
+  const ts = loadTypeScript();
+  const stem = (name: string) => path.basename(name).replace(/(\.d)?\.[cm]?[jt]sx?$/, '');
+  const names = new Set(targets.flatMap((name) => (stem(name) === 'index' ? [path.basename(path.dirname(name))] : [stem(name)])));
+  const wanted = new Set(targets);
+  const cache = ts.createModuleResolutionCache(program.getCurrentDirectory(), (name) => name, options);
+  return program
+    .getSourceFiles()
+    .filter((source) => !source.isDeclarationFile || !source.fileName.includes('/node_modules/'))
+    .filter((source) =>
+      source.statements.some((statement) => {
+        const specifier = (ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)) && statement.moduleSpecifier;
+        if (!specifier || !ts.isStringLiteral(specifier) || !names.has(stem(specifier.text))) return false;
+        const resolved = ts.resolveModuleName(specifier.text, source.fileName, options, host, cache).resolvedModule;
+        return resolved !== undefined && wanted.has(path.resolve(resolved.resolvedFileName));
+      }),
+    )
+    .map((source) => source.fileName);
 }
 
 function projectOf(root: string): Project {
@@ -93,8 +179,12 @@ function projectOf(root: string): Project {
 function check(project: Project, root: string, file: string, before: string | undefined): TypeCheckResult {
   const edited = path.join(root, file);
   project.baseline ??= countByIdentity(diagnosticsOf(project, root, { [edited]: before ?? '' }));
-  const now = diagnosticsOf(project, root);
-  const baseline = new Map(project.baseline);
+  return compare(project.baseline, diagnosticsOf(project, root), file);
+}
+
+/** The diagnostics of `now` that `before` did not have, the edited file's first, and how many of its own it had. */
+function compare(before: Map<string, number>, now: TypeDiagnostic[], file: string): TypeCheckResult {
+  const baseline = new Map(before);
   const introduced: TypeDiagnostic[] = [];
   let preExisting = 0;
   for (const diagnostic of now) {
@@ -110,6 +200,37 @@ function check(project: Project, root: string, file: string, before: string | un
 
 /** Every diagnostic of the project now, re-checking only what changed since the last call; `overlay` replaces files' text. */
 function diagnosticsOf(project: Project, root: string, overlay: Record<string, string> = {}): TypeDiagnostic[] {
+  const builder = updateBuilder(project, root, overlay);
+  // Checks the files the change affects; the others keep the diagnostics of their last check.
+  while (builder.getSemanticDiagnosticsOfNextAffectedFile());
+  return diagnosticsOfBuilder(builder, root);
+}
+
+/** The project's builder moved to the files as they are now (`overlay` replacing some), nothing checked yet. */
+function updateBuilder(project: Project, root: string, overlay: Record<string, string> = {}): TS.SemanticDiagnosticsBuilderProgram {
+  const ts = loadTypeScript();
+  const { fileNames, options, host, errors } = compilerSetup(project, root, overlay);
+  project.builder = ts.createSemanticDiagnosticsBuilderProgram(fileNames, options, host, project.builder, errors);
+  return project.builder;
+}
+
+/** Every error a builder holds, from the config to the last file's semantics (what is not checked yet is checked). */
+function diagnosticsOfBuilder(builder: TS.SemanticDiagnosticsBuilderProgram, root: string): TypeDiagnostic[] {
+  const ts = loadTypeScript();
+  const all = [
+    ...builder.getConfigFileParsingDiagnostics(),
+    ...builder.getOptionsDiagnostics(),
+    ...builder.getGlobalDiagnostics(),
+    ...builder.getSyntacticDiagnostics(),
+    ...builder.getSemanticDiagnostics(),
+  ];
+  return all
+    .filter((diagnostic) => diagnostic.category === ts.DiagnosticCategory.Error)
+    .map((diagnostic) => toTypeDiagnostic(root, diagnostic));
+}
+
+/** The project's files and options from its tsconfig.json, and a compiler host that reads only what it may. */
+function compilerSetup(project: Project, root: string, overlay: Record<string, string> = {}) {
   const ts = loadTypeScript();
   const guard = fileGuard(root);
   const system: TS.System = {
@@ -144,20 +265,7 @@ function diagnosticsOf(project: Project, root: string, overlay: Record<string, s
     getSourceFile: (name: string, language: TS.ScriptTarget | TS.CreateSourceFileOptions) =>
       sourceFile(project, guard, name, language, overlay[name]),
   });
-  project.builder = ts.createSemanticDiagnosticsBuilderProgram(parsed.fileNames, options, host, project.builder, parsed.errors);
-  const builder = project.builder;
-  // Checks the files the change affects; the others keep the diagnostics of their last check.
-  while (builder.getSemanticDiagnosticsOfNextAffectedFile());
-  const all = [
-    ...builder.getConfigFileParsingDiagnostics(),
-    ...builder.getOptionsDiagnostics(),
-    ...builder.getGlobalDiagnostics(),
-    ...builder.getSyntacticDiagnostics(),
-    ...builder.getSemanticDiagnostics(),
-  ];
-  return all
-    .filter((diagnostic) => diagnostic.category === ts.DiagnosticCategory.Error)
-    .map((diagnostic) => toTypeDiagnostic(root, diagnostic));
+  return { fileNames: parsed.fileNames, options, host, errors: parsed.errors };
 }
 
 /**

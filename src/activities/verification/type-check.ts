@@ -40,26 +40,30 @@ export async function checkTypes(
 }
 
 /**
- * Checks the project as it is now and keeps that as its baseline, in the type-check process: called when a task
- * binds its workspace, so the first edit's feedback is incremental too and "before the task" means exactly that.
+ * Takes the project as it is now as its baseline, in the type-check process: called when a task binds its workspace,
+ * so "before the task" means exactly that. The process first reads (parses and binds) every file, which edits wait
+ * for, then checks the whole project in the background; an edit checked meanwhile is compared in the files the edits
+ * changed and those that import them, so the first edit's feedback never waits for the whole check.
  */
 export async function prepareTypeCheck(workspace: string): Promise<void> {
   const root = realpathSync(workspace);
-  const prepared = checker.ask(root, { kind: 'prepare', workspace: root }).then(
-    () => undefined,
-    () => undefined,
+  const read = checker.ask(root, { kind: 'parse', workspace: root }).then(
+    () => true,
+    () => false,
   );
+  const prepared = read.then(() => undefined);
   preparing.set(root, prepared);
-  await prepared;
+  const parsed = await read;
   if (preparing.get(root) === prepared) preparing.delete(root);
+  if (parsed) await checker.ask(root, { kind: 'baseline', workspace: root }).catch(() => undefined);
 }
 
-/** Baselines asked for and not yet taken, by workspace: the checker reads the files when it gets to the request. */
+/** Baselines whose files the checker has not read yet, by workspace: it reads them when it gets to the request. */
 const preparing = new Map<string, Promise<void>>();
 
 /**
- * Waits for the workspace's baseline if one is being taken: an edit written before the checker read the project would
- * become part of "before the task", and its own errors would go unreported. At once when none is pending.
+ * Waits until the checker has read the workspace's files for its baseline, if it is doing so: an edit written before
+ * would become part of "before the task", and its own errors would go unreported. At once when none is pending.
  */
 export async function typeCheckPrepared(workspace: string): Promise<void> {
   const pending = preparing.get(safeRealpath(workspace));
@@ -74,19 +78,19 @@ function safeRealpath(file: string): string {
   }
 }
 
-type Request = { kind: 'prepare'; workspace: string } | Omit<Extract<TypeCheckRequest, { kind: 'check' }>, 'id'>;
+type Request = { kind: 'parse' | 'baseline'; workspace: string } | Omit<Extract<TypeCheckRequest, { kind: 'check' }>, 'id'>;
 
 /**
  * The worker's side of the type-check process: started at the first request, with a heap cap and TypeScript loaded
- * through tsx (it runs the source, like the worker), answering one request at a time in the order asked. A request
- * over the time limit ends the process; a process that ends (its heap, a crash) fails what it held, and the next
+ * through tsx (it runs the source, like the worker); replies come by request id. A request over the time limit ends
+ * the process; a process that ends (its heap, a crash) fails what it held, and the next
  * request starts a new one. The process keeps the worker alive only while a request is in flight.
  */
 class TypeChecker {
   private child?: ChildProcess;
   private nextId = 0;
-  private readonly waiting = new Map<number, { root: string; resolve: (reply: TypeCheckReply) => void }>();
-  /** The time limit of the request the process is working on: the first one waiting. */
+  private readonly waiting = new Map<number, { root: string; sentAt: number; resolve: (reply: TypeCheckReply) => void }>();
+  /** The time limit of the oldest request waiting: the one the process has worked on longest. */
   private headTimer?: NodeJS.Timeout;
   private timedOut = false;
 
@@ -103,7 +107,7 @@ class TypeChecker {
     const child = this.child ?? this.start();
     const id = this.nextId++;
     return new Promise((resolve) => {
-      this.waiting.set(id, { root, resolve });
+      this.waiting.set(id, { root, sentAt: Date.now(), resolve });
       if (this.waiting.size === 1) this.armHead();
       this.hold(true);
       child.send({ ...request, id } satisfies TypeCheckRequest);
@@ -127,8 +131,8 @@ class TypeChecker {
     child.on('error', () => undefined);
     child.on('exit', (code, signal) => {
       if (this.child === child) this.child = undefined;
-      // Requests are answered in order, so the first one waiting is the one the process was working on: its project
-      // is given up; the others only lost their answer.
+      // The oldest request waiting is the one the process had worked on longest (a baseline gives way only to checks
+      // of edits, which take a fraction of its time): its project is given up; the others only lost their answer.
       const [current, ...rest] = this.waiting.keys();
       if (current === undefined) return;
       const { root } = this.waiting.get(current)!;
@@ -158,11 +162,15 @@ class TypeChecker {
   private armHead(): void {
     clearTimeout(this.headTimer);
     const child = this.child;
-    if (this.waiting.size === 0 || !child) return;
-    this.headTimer = setTimeout(() => {
-      this.timedOut = true;
-      child.kill('SIGKILL');
-    }, CHECK_TIME_LIMIT_MS);
+    const [oldest] = this.waiting.values();
+    if (!oldest || !child) return;
+    this.headTimer = setTimeout(
+      () => {
+        this.timedOut = true;
+        child.kill('SIGKILL');
+      },
+      Math.max(0, oldest.sentAt + CHECK_TIME_LIMIT_MS - Date.now()),
+    );
     this.headTimer.unref();
   }
 
