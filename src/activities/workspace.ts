@@ -98,10 +98,7 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
       const fileTree = entries.length > TREE_ENTRIES ? [...shown, `… ${entries.length - TREE_ENTRIES} more`] : shown;
       // In the background: the first edit's type feedback is then incremental, against the project as the task found it.
       if (usesTypeChecker(workspace, deps.sandbox)) void prepareTypeCheck(workspace);
-      const codeMap =
-        entries.length > TREE_ENTRIES ? await codeMapWithin(workspace, DESCRIBE_BUDGET_MS - (performance.now() - started)) : undefined;
-      return {
-        ...(codeMap ? { codeMap } : {}),
+      const described = {
         instructions,
         techStack: detectTechStack(workspace),
         fileTree: fileTree.join('\n'),
@@ -110,6 +107,10 @@ export function createWorkspaceActivities(deps: WorkspaceDeps) {
         gates: tryDetectGates(workspace, deps.sandbox),
         environmentConfigured: environmentConfigured(workspace),
       };
+      // Last, so that the wait for the map is what is left of the budget after everything else.
+      const codeMap =
+        entries.length > TREE_ENTRIES ? await codeMapWithin(workspace, DESCRIBE_BUDGET_MS - (performance.now() - started)) : undefined;
+      return { ...(codeMap ? { codeMap } : {}), ...described };
     },
 
     /**
