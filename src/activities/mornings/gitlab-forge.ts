@@ -17,7 +17,7 @@ export function createGitLabForge(baseUrl: string, token: string): Forge {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();
-    if (!response.ok) throw Object.assign(new Error(text.slice(0, 500)), { status: response.status });
+    if (!response.ok) throw Object.assign(new Error(refusal(text)), { status: response.status });
     return JSON.parse(text) as T;
   }
 
@@ -52,4 +52,16 @@ export function createGitLabForge(baseUrl: string, token: string): Forge {
       }
     },
   };
+}
+
+/** GitLab's own words for a refusal: its JSON's `message` (or `error`, for a parameter), else the answer's text. */
+function refusal(text: string): string {
+  try {
+    const { message, error } = JSON.parse(text) as { message?: unknown; error?: unknown };
+    const said = message ?? error;
+    if (said !== undefined) return (typeof said === 'string' ? said : JSON.stringify(said)).slice(0, 500);
+  } catch {
+    // Not JSON: a proxy's page, say.
+  }
+  return text.slice(0, 500);
 }
