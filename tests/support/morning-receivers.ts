@@ -41,8 +41,8 @@ export async function startMailReceiver(): Promise<MailReceiver> {
 
 export interface WebhookReceiver {
   url: string;
-  /** Every POST, by path, with its JSON body. */
-  posts: { path: string; body: Record<string, unknown> }[];
+  /** Every POST, by path, with its JSON body and its idempotency key. */
+  posts: { path: string; body: Record<string, unknown>; key?: string }[];
   close(): Promise<void>;
 }
 
@@ -53,7 +53,8 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      posts.push({ path: request.url ?? '/', body: JSON.parse(Buffer.concat(chunks).toString() || '{}') });
+      const key = request.headers['idempotency-key'];
+      posts.push({ path: request.url ?? '/', body: JSON.parse(Buffer.concat(chunks).toString() || '{}'), key: key as string | undefined });
       response.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
     });
   });

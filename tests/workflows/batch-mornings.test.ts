@@ -188,6 +188,11 @@ describe('the night ends at a pull request and a message', () => {
       const webhook = hooks.posts.filter((post) => post.path === `/hook/${scheduleId}`);
       const mails = mail.mails.filter((candidate) => mailText(candidate.raw).includes(result.batchId));
       expect([slack.length, webhook.length, mails.length]).toEqual([1, 1, 1]);
+      // Each delivery carries a key of its own that a retry of it would repeat: the run and the activity.
+      const keys = [slack[0].key, webhook[0].key, /^Message-ID:\s*<(.+)@codeloop>/im.exec(mails[0].raw.replace(/\r?\n[ \t]+/g, ' '))?.[1]];
+      const ofThisRun = new RegExp(`^${runId.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.[0-9a-f-]{36}\\.\\d+$`);
+      for (const key of keys) expect(key).toMatch(ofThisRun);
+      expect(new Set(keys).size).toBe(3);
       expect(slack[0].body.text).toContain(row.summary);
       expect(slack[0].body.text).toContain(`cost $${row.costUsd.toFixed(2)}`);
       expect(slack[0].body.text).toContain(`Pull request: ${pull.html_url}`);

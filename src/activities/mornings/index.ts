@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import { withHeartbeat } from '../heartbeat.js';
 import { fetchBase } from '../git/remote-git.js';
 import type { NotifyTarget, PublishedBranch } from '../../shared/mornings.js';
@@ -17,6 +18,12 @@ export function createMorningActivities(deps: { workerEnv: () => NodeJS.ProcessE
     fetchBase: (input: { repo: string; remote: string; baseBranch?: string }) => withHeartbeat(() => fetchBase(input, deps.workerEnv())),
     publishBranch: (request: PublishRequest): Promise<PublishedBranch> => withHeartbeat(() => publishBranch(request, deps.workerEnv())),
     deliverNotification: (input: { target: NotifyTarget; news: MorningNews }): Promise<void> =>
-      withHeartbeat(() => deliverNotification(input, deps.workerEnv())),
+      withHeartbeat(() => deliverNotification(input, deps.workerEnv(), deliveryKey())),
   };
+}
+
+/** One delivery's key, the same on each of its attempts: the workflow run and the activity's id within it. */
+function deliveryKey(): string {
+  const { workflowExecution, activityId } = Context.current().info;
+  return [workflowExecution?.workflowId, workflowExecution?.runId, activityId].join('.');
 }

@@ -38,10 +38,10 @@ function urlOf(target: { url?: string; urlEnv?: string }, env: NodeJS.ProcessEnv
   return url;
 }
 
-async function post(url: string, body: unknown): Promise<void> {
+async function post(url: string, body: unknown, key: string): Promise<void> {
   const response = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'user-agent': 'codeloop' },
+    headers: { 'content-type': 'application/json', 'user-agent': 'codeloop', 'idempotency-key': key },
     body: JSON.stringify(body),
     signal: AbortSignal.timeout(30_000),
   });
@@ -50,13 +50,19 @@ async function post(url: string, body: unknown): Promise<void> {
 
 /**
  * Sends the morning message to one target. A failure is retried by the activity's policy; the batch records the
- * last one and goes on.
+ * last one and goes on. `key` is the same on every attempt of one delivery: a worker that died after sending leaves
+ * a second message that its receiver can tell for the same one, by the webhook's `Idempotency-Key` header or the
+ * mail's `Message-ID`.
  */
-export async function deliverNotification(input: { target: NotifyTarget; news: MorningNews }, env: NodeJS.ProcessEnv): Promise<void> {
+export async function deliverNotification(
+  input: { target: NotifyTarget; news: MorningNews },
+  env: NodeJS.ProcessEnv,
+  key: string,
+): Promise<void> {
   const { target } = input;
   const message = messageOf(input.news, env);
-  if (target.kind === 'slack') return post(urlOf(target, env), { text: `*${message.title}*\n${message.text}` });
-  if (target.kind === 'webhook') return post(urlOf(target, env), { title: message.title, text: message.text, ...message.data });
+  if (target.kind === 'slack') return post(urlOf(target, env), { text: `*${message.title}*\n${message.text}` }, key);
+  if (target.kind === 'webhook') return post(urlOf(target, env), { title: message.title, text: message.text, ...message.data }, key);
   const smtp = env.CODELOOP_SMTP_URL;
   if (!smtp) throw ApplicationFailure.nonRetryable('CODELOOP_SMTP_URL is not set on this worker', ErrorType.NotifyFailed);
   const transport = nodemailer.createTransport(smtp);
@@ -66,6 +72,7 @@ export async function deliverNotification(input: { target: NotifyTarget; news: M
       to: target.to,
       subject: message.title,
       text: message.text,
+      messageId: `<${key}@codeloop>`,
     });
   } finally {
     transport.close();
