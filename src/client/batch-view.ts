@@ -4,6 +4,7 @@ import type { BatchResult, BatchStateSnapshot, BatchTaskState } from '../shared/
 import { totalTokens } from '../shared/conversation.js';
 import { getBatchStateQuery } from '../shared/messages.js';
 import { formatCount, formatDuration } from '../text/format.js';
+import { conflictRerunLine } from '../text/morning-report.js';
 import { CliError } from './output.js';
 import { queryOrUndefined } from '../reads/task-reads.js';
 
@@ -78,8 +79,14 @@ export function renderBatchView(view: BatchView, now = Date.now()): string {
     if (task.reason && task.status !== 'completed') lines.push(`      ${' '.repeat(width)}${task.reason}`);
     if (task.status === 'completed' && task.verification === 'unverified')
       lines.push(`      ⚠ unverified: ${(task.unverifiedBecause ?? []).join('; ')}`);
+    const rerun = conflictRerunLine(task);
+    if (rerun) lines.push(`      ↻ ${rerun}`);
     for (const question of task.openQuestions ?? []) lines.push(`      ? open question: ${question.replace(/\s+/g, ' ')}`);
     for (const question of task.waitingFor ?? []) lines.push(`      ⏸ was waiting for: ${question.question}`);
+    if (task.pausedOn)
+      lines.push(
+        `      ⏸ waits on the batch's question ${task.pausedOn} (model API outage)  → npx codeloop blockers answer ${view.workflowId} --blocker ${task.pausedOn} retry`,
+      );
     for (const blocker of task.blockedOn ?? [])
       lines.push(`      ⏸ ${blocker.question}  → npx codeloop blockers answer ${task.childWorkflowId} --blocker ${blocker.id} "…"`);
   }

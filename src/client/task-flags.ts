@@ -35,9 +35,9 @@ const list = (flag: string, help: string): FieldFlag => ({
 /**
  * A flag for every task input field, so `codeloop task start` can say all that `temporal workflow start --input` can.
  * Typed by the schema's own keys: a field added to the task input and left out here does not compile. `description`
- * is the command's argument, not a flag; `batchContext` and `reportSpend` are the batch's to set.
+ * is the command's argument, not a flag; `batchContext`, `reportSpend` and `reportOutage` are the batch's to set.
  */
-export const TASK_FLAGS: Record<Exclude<TaskField, 'description' | 'batchContext' | 'reportSpend'>, FieldFlag> = {
+export const TASK_FLAGS: Record<Exclude<TaskField, 'description' | 'batchContext' | 'reportSpend' | 'reportOutage'>, FieldFlag> = {
   workspace: { flag: '--workspace <dir>', help: 'the checkout to work in (a path on the worker host)', read: (dir) => path.resolve(dir) },
   title: text('--title <title>', 'short title (default: the first line of the description)'),
   prd: {

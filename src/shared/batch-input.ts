@@ -23,7 +23,7 @@ export const TaskIdSchema = builtOnce('batch-input/TaskIdSchema', () =>
 );
 
 /** Task input fields the batch sets for each task itself: a default for one would be silently overwritten. */
-const SET_PER_TASK = new Set(['title', 'description', 'workspace', 'hostQueue', 'git', 'batchContext', 'reportSpend']);
+const SET_PER_TASK = new Set(['title', 'description', 'workspace', 'hostQueue', 'git', 'batchContext', 'reportSpend', 'reportOutage']);
 
 /**
  * `taskDefaults` go into every child's task input, so each key must be a task input field and each value valid for

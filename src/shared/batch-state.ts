@@ -59,6 +59,20 @@ export interface BatchTaskState {
   integrationFailure?: IntegrationFailure;
   /** Correction rounds it ran because its merge broke the integration branch. */
   integrationRounds?: number;
+  /**
+   * Its re-runs on a new base after its merge conflicted, each with the files that conflicted: the first is the
+   * batch's own, later ones come from a human's 'retry'.
+   */
+  conflictReruns?: ConflictRerun[];
+  /** Set while a re-run after a conflict is starting or running, so its prompt names the files; cleared when it ends. */
+  rerunningAfterConflict?: boolean;
+  /** The batch's own question this running task waits on (its blocker id): a model outage past the task's retries. */
+  pausedOn?: string;
+}
+
+/** One re-run of a task on a new base because its merge conflicted in `files`. */
+export interface ConflictRerun {
+  files: string[];
 }
 
 /**
@@ -68,6 +82,8 @@ export interface BatchTaskState {
 export type ChildReport =
   | { kind: 'blockers'; workflowId: string; open: { id: string; question: string }[] }
   | { kind: 'spend'; workflowId: string; costUsd: number; spendByPurpose: SpendByPurpose }
+  /** The model API failed past the task's retries; the task waits for the batch to answer (`reportOutage`). */
+  | { kind: 'outage'; workflowId: string; message: string }
   | {
       kind: 'finished';
       workflowId: string;
@@ -141,6 +157,7 @@ export interface BatchResult {
     | 'openQuestions'
     | 'interfaceMismatches'
     | 'integrationFailure'
+    | 'conflictReruns'
     | 'summary'
   > & {
     startedAt?: string;

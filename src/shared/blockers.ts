@@ -36,7 +36,8 @@ export interface Blocker {
   askedAt: string;
   /** Answers the workflow understands, e.g. `approve` / `deny`, shown to the human. */
   options?: string[];
-  status: 'open' | 'answered' | 'timed-out';
+  /** `withdrawn`: what it asked about ended before anyone answered, so no answer is needed any more. */
+  status: 'open' | 'answered' | 'timed-out' | 'withdrawn';
   answer?: string;
   answeredAt?: string;
 }

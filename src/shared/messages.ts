@@ -25,5 +25,11 @@ export const getBatchStateQuery = defineQuery<BatchStateSnapshot>('getBatchState
 /** Sent by a batch's child task to the batch: its blockers changed, or it finished. */
 export const childReportSignal = defineSignal<[ChildReport]>('childReport');
 
+/**
+ * Sent by a batch to its tasks waiting out a model outage (see the task input's `reportOutage`) once a human answered
+ * the batch's question 'retry': each calls the model again, with a full retry budget.
+ */
+export const resumeModelCallsSignal = defineSignal('resumeModelCalls');
+
 /** `retryTask`: re-run a failed task and un-skip its dependents. */
 export const retryTaskSignal = defineSignal<[{ taskId: string }]>('retryTask');

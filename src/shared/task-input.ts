@@ -85,6 +85,11 @@ export const TaskInputFieldsSchema = builtOnce('task-input/TaskInputFieldsSchema
     hostQueue: z.string().min(1).optional(),
     /** Set by a batch with a `maxCostUsd`: the task tells the batch what it has spent after each model call. */
     reportSpend: z.boolean().optional(),
+    /**
+     * Set by a batch that pauses on a model outage: a model call that fails past its retries is reported to the batch,
+     * and the task waits for the batch's one question instead of asking its own.
+     */
+    reportOutage: z.boolean().optional(),
     /** How long work may wait for the workspace host's worker to take it before the task asks a human (default 10 minutes). */
     hostTimeout: DurationSchema.default('10m'),
     /** What the task's commands may reach beyond the workspace; see docs/safety.md. */

@@ -87,6 +87,8 @@ export interface TaskStateSnapshot {
   runs: number;
   startedAt: string;
   openBlockers: Blocker[];
+  /** A batch task waiting out a model outage: its batch asks the question (see the batch's open blockers). */
+  waitingForBatch?: string;
   answeredBlockers: Blocker[];
   /** Answers the workflow refused (unknown id, empty, ambiguous), with the reason. */
   rejectedAnswers: RejectedAnswer[];

@@ -1,4 +1,4 @@
-import type { BatchResult } from '../shared/batch-state.js';
+import type { BatchResult, BatchTaskState } from '../shared/batch-state.js';
 import { totalTokens } from '../shared/conversation.js';
 import { describeSpendByPurpose } from '../shared/models.js';
 import { formatCount } from './format.js';
@@ -30,6 +30,14 @@ export function budgetLine(result: BatchResult): string | undefined {
   return `Budget ${budget.reached ? 'reached' : 'kept'}${reached}: spent $${budget.spentUsd.toFixed(2)} of ${limit}${byPurpose ? ` (${byPurpose})` : ''}`;
 }
 
+/** How often a task was re-run on a new base after its merge conflicted, and in which files; none if it never was. */
+export function conflictRerunLine(task: Pick<BatchTaskState, 'conflictReruns'>): string | undefined {
+  const reruns = task.conflictReruns ?? [];
+  if (reruns.length === 0) return undefined;
+  const files = [...new Set(reruns.flatMap((rerun) => rerun.files))].join(', ');
+  return `re-run ${reruns.length === 1 ? 'once' : `${reruns.length} times`} on a new base after its merge conflicted in ${files}`;
+}
+
 export interface MorningFacts {
   result: BatchResult;
   /** The batch's page in the Temporal Web UI, when the worker knows the UI's address. */
@@ -52,6 +60,8 @@ function taskLines(result: BatchResult, bullet: string): string[] {
     const lines = [`${bullet}${task.id} (${task.title}): ${task.status}${flag}${verification}${cost}`];
     if (task.summary) lines.push(`    ${oneLine(task.summary).slice(0, 300)}`);
     if (task.reason && task.status !== 'completed') lines.push(`    why: ${oneLine(task.reason)}`);
+    const rerun = conflictRerunLine(task);
+    if (rerun) lines.push(`    ${rerun}`);
     for (const reason of task.unverifiedBecause ?? []) lines.push(`    not verified: ${oneLine(reason)}`);
     return lines;
   });

@@ -131,12 +131,15 @@ async function listBlockersUntil(wanted: (rows: OpenBlockerRow[]) => boolean): P
   return eventually(list, wanted, 'blockers list never showed them', { timeoutMs: 30_000, intervalMs: 300 });
 }
 
-test("blockers list shows a blocked batch child and the batch's own merge conflict; blockers answer reaches each", async () => {
+test("blockers list shows a blocked batch child and the batch's own question (a model outage); blockers answer reaches each", async () => {
+  // The model API is down for `two` (529, with a short retry-after) until the batch's question is answered.
+  const api = { down: true };
+  const setTwo = editValue('2');
   harness.fake.setResponder(
     byTask({
       'Pick a port': byTurn([{ toolCalls: [{ name: 'raise_blocker', input: { question: 'Which port?' } }] }, { text: 'done' }]),
-      'Set two': editValue('2'),
-      'Set three': editValue('3'),
+      'Set two': (request) =>
+        api.down ? { error: { status: 529, type: 'overloaded_error', message: 'Overloaded', retryAfterSeconds: 0.05 } } : setTwo(request),
     }),
   );
   const repo = makeGitRepo({ 'value.txt': 'value = 1\n' });
@@ -144,7 +147,6 @@ test("blockers list shows a blocked batch child and the batch's own merge confli
   const tasks = [
     { id: 'port', title: 'Pick a port', description: 'choose the port' },
     { id: 'two', title: 'Set two', description: 'value = 2' },
-    { id: 'three', title: 'Set three', description: 'value = 3' },
   ];
   writeFileSync(file, JSON.stringify({ workspace: repo, tasks }));
   const { workflowId } = JSON.parse((await runCli(['batch', 'start', file, '--json'], env())).stdout) as { workflowId: string };
@@ -156,30 +158,23 @@ test("blockers list shows a blocked batch child and the batch's own merge confli
   expect(rows.filter((row) => row.workflowId === child)).toMatchObject([
     { workflowType: 'agentTaskWorkflow', blockerId: 'b1', origin: 'agent', question: 'Which port?' },
   ]);
-  const [conflict] = rows.filter((row) => row.workflowId === workflowId);
-  expect(conflict).toMatchObject({
-    workflowType: 'batchConductorWorkflow',
-    origin: 'merge-conflict',
-    options: ['resolved', 'retry', 'skip'],
-  });
-  expect(conflict.question).toMatch(/^Merging task (two|three) .* conflicts in: value\.txt\./);
+  // The task waiting out the outage asks nothing itself: the batch asks for it.
+  expect(rows.filter((row) => row.workflowId === `${workflowId}/two`)).toEqual([]);
+  const [outage] = rows.filter((row) => row.workflowId === workflowId);
+  expect(outage).toMatchObject({ workflowType: 'batchConductorWorkflow', origin: 'model-outage', options: ['retry', 'stop'] });
+  expect(outage.question).toMatch(/^The model API kept failing past the retries \(first reported by task two\)/);
 
   const toChild = await runCli(['blockers', 'answer', child, '8080', '--json'], env());
   expect(toChild.code).toBe(0);
   expect(JSON.parse(toChild.stdout)).toMatchObject({ via: 'update', blockerId: 'b1', question: 'Which port?', answer: '8080' });
-  const toBatch = await runCli(['blockers', 'answer', workflowId, 'skip', '--json'], env());
+  api.down = false;
+  const toBatch = await runCli(['blockers', 'answer', workflowId, 'retry', '--json'], env());
   expect(toBatch.code).toBe(0);
-  expect(JSON.parse(toBatch.stdout)).toMatchObject({ via: 'update', blockerId: conflict.blockerId, answer: 'skip' });
+  expect(JSON.parse(toBatch.stdout)).toMatchObject({ via: 'update', blockerId: outage.blockerId, answer: 'retry' });
 
   const result = (await harness.temporal.client.workflow.getHandle(workflowId).result()) as BatchResult;
-  const loser = /^Merging task (\w+)/.exec(conflict.question)![1];
-  expect(Object.fromEntries(result.tasks.map((task) => [task.id, task.status]))).toEqual({
-    port: 'completed',
-    two: 'completed',
-    three: 'completed',
-    [loser]: 'failed',
-  });
-  expect(result.tasks.find((task) => task.id === loser)!.reason).toBe('merge conflict in value.txt');
+  expect(Object.fromEntries(result.tasks.map((task) => [task.id, task.status]))).toEqual({ port: 'completed', two: 'completed' });
+  expect(fileOnBranch(repo, result.integrationBranch!, 'value.txt')).toBe('value = 2\n');
 }, 120_000);
 
 test('batch start --on-failure overrides the file; batch follow --json prints the final view and exits 1 on failure', async () => {

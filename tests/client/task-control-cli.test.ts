@@ -25,7 +25,7 @@ async function startedWith(workflowId: string): Promise<Record<string, unknown>>
 }
 
 test('every task input field has a task start flag, but the ones a batch sets for its tasks', () => {
-  const setByBatch = ['description', 'batchContext', 'reportSpend'];
+  const setByBatch = ['description', 'batchContext', 'reportSpend', 'reportOutage'];
   const fields = Object.keys(TaskInputFieldsSchema.shape).filter((field) => !setByBatch.includes(field));
   expect(Object.keys(TASK_FLAGS).sort()).toEqual(fields.sort());
 });

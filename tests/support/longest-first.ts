@@ -8,11 +8,13 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * last and ran alone for the last half minute. Started first, they run beside the short ones instead.
  */
 export const LONGEST_FILES = [
+  'tests/workflows/batch-model-outage.test.ts',
   'tests/payloads/payload-store-task.test.ts',
   'tests/workflows/crash-recovery.test.ts',
   'tests/workflows/compaction.test.ts',
   'tests/client/readme-plan-git.test.ts',
   'tests/workflows/batch.test.ts',
+  'tests/workflows/batch-conflict-rerun.test.ts',
   'tests/client/readme-commands.test.ts',
   'tests/workflows/verification.test.ts',
   'tests/workflows/batch-scale.test.ts',

@@ -1,6 +1,3 @@
-import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import type { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, test } from 'vitest';
@@ -8,19 +5,11 @@ import type { BatchResult } from '../../src/shared/batch-state.js';
 import { addUsage, emptyUsage, type Usage } from '../../src/shared/conversation.js';
 import { costOf } from '../../src/workflows/common/pricing.js';
 import type { batchConductorWorkflow } from '../../src/workflows/index.js';
-import { answerBlockerSignal, getBatchStateQuery, retryTaskSignal } from '../../src/shared/messages.js';
+import { answerBlockerSignal, retryTaskSignal } from '../../src/shared/messages.js';
 import { waitForBlockers } from '../support/blockers.js';
 import { waitForBatch } from '../support/batch.js';
 import { eventually } from '../support/polling.js';
-import {
-  byTask,
-  byTurn,
-  isForTask,
-  reportedUsage,
-  type RecordedRequest,
-  type Responder,
-  type ScriptedTurn,
-} from '../support/fake-messages-api.js';
+import { byTask, byTurn, isForTask, reportedUsage, type RecordedRequest, type Responder } from '../support/fake-messages-api.js';
 import { recordHistory } from '../support/record-history.js';
 import { useTaskHarness } from '../support/task-harness.js';
 import { uniqueName } from '../support/temporal.js';
@@ -286,80 +275,6 @@ describe('worktrees', () => {
     expect(result.status).toBe('completed');
     expect(fileOnBranch(repo, result.integrationBranch!, 'left.txt')).toBe('L2\n');
     expect(fileOnBranch(repo, result.integrationBranch!, 'right.txt')).toBe('R2\n');
-  }, 120_000);
-
-  test('two tasks editing the same lines raise a conflict blocker on the batch; "retry" re-runs the task on the new base', async () => {
-    const editValue = (to: string): ScriptedTurn => ({
-      toolCalls: [{ name: 'edit_file', input: { path: 'value.txt', edits: [{ search: 'value = 1', replace: `value = ${to}` }] } }],
-    });
-    const rebased: Responder = (request) =>
-      JSON.stringify(request.body.messages.at(-1)!.content).includes('is_error')
-        ? {
-            toolCalls: [
-              { name: 'edit_file', input: { path: 'value.txt', edits: [{ search: 'value = 2', replace: 'value = 2\nother = 3' }] } },
-            ],
-          }
-        : { text: 'done' };
-    harness.fake.setResponder(
-      byTask({
-        'Task first': byTurn([editValue('2'), { text: 'done' }]),
-        'Task second': byTurn([editValue('3'), rebased, { text: 'done' }]),
-      }),
-    );
-    const repo = makeGitRepo({ 'value.txt': 'value = 1\n' });
-    const handle = await startBatch({ workspace: repo, tasks: [task('first'), task('second')] });
-    const state = await waitForBatch(handle, (s) => s.openBlockers.length === 1);
-    const [blocker] = state.openBlockers;
-    expect(blocker.origin).toBe('merge-conflict');
-    expect(blocker.question).toMatch(
-      /^Merging task (first|second) \(codeloop\/.+\) into codeloop\/.+\/integration conflicts in: value\.txt\./,
-    );
-    expect(state.status).toBe('blocked');
-    await handle.signal(answerBlockerSignal, { answer: 'retry' });
-    const result = (await handle.result()) as BatchResult;
-    expect(result.status).toBe('completed');
-    const loser = result.tasks.find((t) => t.attempts === 2)!;
-    expect(loser).toBeDefined();
-    expect(fileOnBranch(repo, result.integrationBranch!, 'value.txt')).toMatch(/^value = [23]\n/);
-    await recordHistory('batch-merge-conflict-retry', handle);
-  }, 120_000);
-
-  test('a conflict a human resolves in the integration branch, answered "resolved", merges without re-running the task', async () => {
-    const editValue = (to: string) =>
-      byTurn([
-        { toolCalls: [{ name: 'edit_file', input: { path: 'value.txt', edits: [{ search: 'value = 1', replace: `value = ${to}` }] } }] },
-        { text: 'done' },
-      ]);
-    harness.fake.setResponder(byTask({ 'Task first': editValue('2'), 'Task second': editValue('3') }));
-    const since = harness.fake.requests.length;
-    const repo = makeGitRepo({ 'value.txt': 'value = 1\n' });
-    const handle = await startBatch({ workspace: repo, tasks: [task('first'), task('second')] });
-    const [blocker] = (await waitForBatch(handle, (s) => s.openBlockers.length === 1)).openBlockers;
-    const [, loser, branch, integrationPath] = /^Merging task (\S+) \((\S+)\)[\s\S]* by merging \S+ in (\S+) and committing/.exec(
-      blocker.question,
-    )!;
-
-    const git = (...args: string[]) =>
-      execFileSync('git', ['-c', 'user.name=human', '-c', 'user.email=human@localhost', ...args], { cwd: integrationPath, stdio: 'pipe' });
-    expect(() => git('merge', '--no-ff', branch)).toThrow();
-    writeFileSync(path.join(integrationPath, 'value.txt'), 'value = 2 + 3\n');
-    git('add', 'value.txt');
-    git('commit', '-q', '--no-edit');
-    await handle.signal(answerBlockerSignal, { answer: 'resolved' });
-
-    const result = (await handle.result()) as BatchResult;
-    expect(result.status).toBe('completed');
-    expect(result.tasks.map((t) => [t.id, t.status, t.attempts])).toEqual([
-      ['first', 'completed', 1],
-      ['second', 'completed', 1],
-    ]);
-    expect(result.tasks.find((t) => t.id === loser)!.endedAt).toBeDefined();
-    expect(fileOnBranch(repo, result.integrationBranch!, 'value.txt')).toBe('value = 2 + 3\n');
-    for (const id of ['first', 'second']) expect(requestsOf(`Task ${id}`, since)).toHaveLength(2);
-    const state = await handle.query(getBatchStateQuery);
-    expect(state.openBlockers).toEqual([]);
-    expect(state.answeredBlockers).toMatchObject([{ id: blocker.id, origin: 'merge-conflict', answer: 'resolved' }]);
-    await recordHistory('batch-merge-conflict-resolved', handle);
   }, 120_000);
 });
 

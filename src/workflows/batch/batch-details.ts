@@ -14,6 +14,9 @@ export function renderBatchDetails(state: BatchStateSnapshot): string {
     ...state.tasks
       .filter((task) => task.blockedOn)
       .map((task) => `Task \`${task.id}\` is blocked: ${task.blockedOn!.map((blocker) => blocker.question).join(' / ')}`),
+    ...state.tasks
+      .filter((task) => task.pausedOn)
+      .map((task) => `Task \`${task.id}\` waits on the batch's question ${task.pausedOn} (model API outage)`),
   ];
   return lines.join('\n\n');
 }

@@ -44,6 +44,7 @@ export function buildBatchResult(facts: BatchFacts): BatchResult {
       ...(state.openQuestions ? { openQuestions: state.openQuestions } : {}),
       ...(state.interfaceMismatches?.length ? { interfaceMismatches: state.interfaceMismatches } : {}),
       ...(state.integrationFailure ? { integrationFailure: state.integrationFailure } : {}),
+      ...(state.conflictReruns?.length ? { conflictReruns: state.conflictReruns } : {}),
       ...(state.summary ? { summary: state.summary } : {}),
       startedAt: iso(state.startedAt),
       endedAt: iso(state.endedAt),

@@ -42,6 +42,8 @@ import { InFlight } from './in-flight.js';
 import { BatchBudget } from './budget.js';
 import { notifyNight, publishNight } from './night-end.js';
 import { conflictDecision, conflictQuestion } from './merge-conflict.js';
+import { conflictBrief, noteConflictRerun, rerunsAlone } from './conflict-rerun.js';
+import { OutagePause } from './model-outage.js';
 import type { MergeHost, Merger, TaskPlace } from './merge-host.js';
 import { MergeQueue } from './merge-queue.js';
 import { countByStatus, isActive, isSettled, readyOnceMerged, readyTasks, reviveForRetry, skipDependents } from './scheduler.js';
@@ -110,6 +112,11 @@ export class BatchRun implements MergeHost {
   private readonly deadline: DeadlineWatch;
   /** Each task starts with the PRD, the plan in brief and what its dependencies delivered (`batchTaskContext`). */
   private readonly givesContext: boolean;
+  /** A first conflict re-runs the task on the new base; runs from before that asked a human about every conflict. */
+  private readonly rerunsConflicts: boolean;
+  /** Its tasks report a model outage past their retries, and it asks once for all (`batchPausesOnOutage`). */
+  private readonly pausesOnOutage: boolean;
+  private readonly outage: OutagePause;
   readonly verifiesIntegration: boolean;
   private readonly verifier: IntegrationVerifier;
   private readonly budget: BatchBudget;
@@ -142,6 +149,15 @@ export class BatchRun implements MergeHost {
     this.waitsForHosts = applies('batchWaitsForHosts');
     this.hostTimeout = TaskInputFieldsSchema.shape.hostTimeout.parse(input.taskDefaults.hostTimeout);
     this.givesContext = applies('batchTaskContext');
+    this.rerunsConflicts = applies('batchConflictReruns');
+    this.pausesOnOutage = applies('batchPausesOnOutage');
+    this.outage = new OutagePause({
+      desk: this.desk,
+      inFlight: this.inFlight,
+      remainingMs: () => this.deadline.remainingMs(),
+      publish: () => this.publish(),
+      stop: (reason) => this.stopAfterOutage(reason),
+    });
   }
 
   async execute(): Promise<BatchResult> {
@@ -157,10 +173,10 @@ export class BatchRun implements MergeHost {
       if (limit) await this.stopAtBudget(limit);
       if (this.done()) return await this.finish();
       if (this.continueAsNewDue()) {
-        // Merges in flight finish first (seconds); a merge waiting on a human postpones continue-as-new instead.
+        // Merges in flight finish first (seconds); a question waiting on a human postpones continue-as-new instead.
         await condition(() => this.inFlight.idle('start', 'git'));
         this.rethrowFault();
-        if (this.inFlight.idle('conflict')) await this.continueAsNew();
+        if (this.inFlight.idle('conflict', 'outage')) await this.continueAsNew();
       }
       this.startReady();
       this.publish();
@@ -198,9 +214,14 @@ export class BatchRun implements MergeHost {
     return this.slots() > 0 && readyTasks(this.states, this.input.onFailure).length > 0 && !this.stopping();
   }
 
-  /** `fail-fast` after a failure, past the deadline or at the budget: nothing new starts. */
+  /** Nothing new starts: the batch is ending, or paused by a model outage. */
   private stopping(): boolean {
-    return this.outcome === 'failed' || this.outcome === 'deadline' || this.outcome === 'budget';
+    return this.ending() || this.outage.paused;
+  }
+
+  /** `fail-fast` after a failure, past the deadline, at the budget, or stopped after a model outage. */
+  private ending(): boolean {
+    return this.outcome === 'failed' || this.outcome === 'deadline' || this.outcome === 'budget' || this.outcome === 'cancelled';
   }
 
   private slots(): number {
@@ -260,7 +281,8 @@ export class BatchRun implements MergeHost {
           task,
           state,
           { workspace: worktree.path, hostQueue: binding.hostQueue },
-          this.givesContext ? this.contextOf(task, state) : {},
+          this.contextOf(task, state),
+          this.pausesOnOutage,
         ),
       ],
       // Children outlive a run of the batch (continue-as-new); cancelling the batch cancels them explicitly.
@@ -308,6 +330,10 @@ export class BatchRun implements MergeHost {
     if (report.kind === 'blockers') {
       lifecycle.noteBlockers(state, report.open);
       this.publish();
+      return;
+    }
+    if (report.kind === 'outage') {
+      this.outage.report(state, report.message);
       return;
     }
     this.inbox.push({ taskId: state.id, report });
@@ -361,12 +387,15 @@ export class BatchRun implements MergeHost {
     for (const worktree of worktrees) this.prepared[worktree.taskId] = worktree;
   }
 
-  /** The task's context, and on a correction round what failed on the integration branch after its merge. */
+  /**
+   * The task's context (from batches that give it), and what a run that repeats the task must know: on a correction
+   * round what failed on the integration branch after its merge, on a re-run after a conflict which files conflicted.
+   */
   private contextOf(task: BatchTask, state: BatchTaskState): { prd?: string; batchContext?: string } {
-    const context = taskContext(this.input, this.tasks, task, this.states);
-    const correction = correctionBrief(state);
-    if (!correction) return context;
-    return { ...context, batchContext: [context.batchContext, correction].filter(Boolean).join('\n\n') };
+    const context = this.givesContext ? taskContext(this.input, this.tasks, task, this.states) : {};
+    const briefs = [correctionBrief(state), conflictBrief(state)].filter((brief) => brief !== undefined);
+    if (briefs.length === 0) return context;
+    return { ...context, batchContext: [context.batchContext, ...briefs].filter(Boolean).join('\n\n') };
   }
 
   /**
@@ -446,7 +475,19 @@ export class BatchRun implements MergeHost {
     this.onFailure(state);
   }
 
+  /**
+   * A task's merge conflicted: its first conflict re-runs it on the new base, its dependents waiting for the re-run as
+   * they waited for the first run; a later one asks a human, and so does any in a batch that is ending (nothing new
+   * starts there, so a re-run would never run).
+   */
   conflicted(state: BatchTaskState, files: string[]): void {
+    if (this.rerunsConflicts && rerunsAlone(state) && !this.ending()) {
+      log.info('merge conflict: re-running the task on the new base', { taskId: state.id, files });
+      noteConflictRerun(state, files);
+      lifecycle.requeue(state);
+      this.publish();
+      return;
+    }
     this.inFlight.launch('conflict', () => this.resolveConflict(state, files));
   }
 
@@ -456,6 +497,7 @@ export class BatchRun implements MergeHost {
     // Unanswered by the deadline, a conflict is skipped like one answered 'skip'.
     const decision = conflictDecision(await this.desk.ask(question, this.deadline.remainingMs()));
     if (decision === 'retry') {
+      if (this.rerunsConflicts) noteConflictRerun(state, files);
       lifecycle.requeue(state);
     } else if (decision === 'resolved') {
       await this.merges.merge(state);
@@ -519,6 +561,22 @@ export class BatchRun implements MergeHost {
     await this.stopChildren(running.filter((state) => state.startedAt !== undefined && !state.finishedAt));
   }
 
+  /**
+   * A model outage answered 'stop': the batch ends as a cancelled one does (running tasks cancelled, keeping the
+   * questions they were waiting on, pending ones skipped; merges under way finish), but it still reports its result,
+   * publishes what merged and sends the morning message.
+   */
+  private async stopAfterOutage(reason: string): Promise<void> {
+    if (this.outcome !== 'deadline') this.outcome = 'cancelled';
+    for (const state of this.states.filter((candidate) => candidate.status === 'pending')) lifecycle.skip(state, `not started: ${reason}`);
+    const running = this.states.filter((state) => state.status === 'running');
+    for (const state of running) this.budget.settle(state);
+    for (const state of running) lifecycle.stopAtDeadline(state, reason);
+    log.info('batch stopped after a model outage', { batchId: this.batchId });
+    this.publish();
+    await this.stopChildren(running.filter((state) => state.startedAt !== undefined && !state.finishedAt));
+  }
+
   /** Cancelling the batch cancels its running children and waits (briefly) for them to say they stopped. */
   async cancel(): Promise<void> {
     await this.stopChildren(this.states.filter((state) => state.status === 'running'));
@@ -529,7 +587,7 @@ export class BatchRun implements MergeHost {
 
   private continueAsNewDue(): boolean {
     const info = workflowInfo();
-    return (info.continueAsNewSuggested || info.historyLength > HISTORY_EVENTS_BUDGET) && this.inFlight.idle('conflict');
+    return (info.continueAsNewSuggested || info.historyLength > HISTORY_EVENTS_BUDGET) && this.inFlight.idle('conflict', 'outage');
   }
 
   private async continueAsNew(): Promise<never> {

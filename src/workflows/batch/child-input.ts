@@ -5,7 +5,7 @@ import type { BatchTaskState } from '../../shared/batch-state.js';
  * The `agentTaskWorkflow` input of one batch task: what the batch lets every task's commands reach, then
  * `taskDefaults`, then the task's own fields, in its worktree on its repository's host, with the answers its earlier
  * runs were given; and, from a batch that gives it (see `taskContext`), the PRD, the plan in brief and what its
- * dependencies delivered.
+ * dependencies delivered. A batch that pauses on a model outage has its tasks report one (`reportOutage`).
  */
 export function childInput(
   batch: BatchInput,
@@ -13,6 +13,7 @@ export function childInput(
   state: BatchTaskState,
   where: { workspace: string; hostQueue: string },
   context: { prd?: string; batchContext?: string } = {},
+  reportOutage = false,
 ) {
   return {
     ...(batch.network === undefined ? {} : { network: batch.network }),
@@ -34,6 +35,7 @@ export function childInput(
     ...(task.env === undefined ? {} : { env: task.env }),
     // A batch with a budget counts its running tasks' spend as they go.
     ...(batch.maxCostUsd === undefined ? {} : { reportSpend: true }),
+    ...(reportOutage ? { reportOutage: true } : {}),
     ...(state.answers?.length || task.answers?.length ? { answers: [...(task.answers ?? []), ...(state.answers ?? [])] } : {}),
   };
 }

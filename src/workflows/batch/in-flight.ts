@@ -1,15 +1,16 @@
 /**
  * What a batch has under way besides its children: `start` (a worktree being cut and a child started), `git`
- * (commits, merges, worktree removals) and `conflict` (a merge conflict waiting for a human).
+ * (commits, merges, worktree removals), `conflict` (a merge conflict waiting for a human) and `outage` (its question
+ * about a model outage, which its tasks wait on).
  */
-export type WorkKind = 'start' | 'git' | 'conflict';
+export type WorkKind = 'start' | 'git' | 'conflict' | 'outage';
 
 /**
  * The batch's work in flight, counted in one place: `run` counts the work from its call until it settles, however it
  * settles, so no path can leave a count behind and hang the batch at its end or before it continues as new.
  */
 export class InFlight {
-  private readonly counts: Record<WorkKind, number> = { start: 0, git: 0, conflict: 0 };
+  private readonly counts: Record<WorkKind, number> = { start: 0, git: 0, conflict: 0, outage: 0 };
   /** The first failure of work run in the background that nothing else handled; the batch's main loop rethrows it. */
   fault?: unknown;
 

@@ -17,6 +17,7 @@ export function conflictQuestion(
     origin: 'merge-conflict',
     question:
       `Merging task ${state.id} (${state.branch}) into ${repo.integrationBranch} conflicts in: ${files.join(', ')}.\n` +
+      (state.conflictReruns?.length ? `This is its re-run on a new base after an earlier conflict: the conflict is real.\n` : '') +
       `Resolve it by merging ${state.branch} in ${repo.integrationPath} and committing, then answer 'resolved'; ` +
       `or answer 'retry' to re-run the task on the current integration branch, or 'skip' to fail it.`,
     options: ['resolved', 'retry', 'skip'],

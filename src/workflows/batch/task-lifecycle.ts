@@ -4,8 +4,8 @@ import { workflowNow } from '../common/workflow-time.js';
 
 /**
  * Where a batch task may go from each status. A task settles (completed, failed, skipped, cancelled) and only
- * `retryTask` brings a failed, cancelled or skipped one back; a merge conflict answered 'retry' sends it back to
- * pending.
+ * `retryTask` brings a failed, cancelled or skipped one back; a merge conflict (its first, or one answered 'retry')
+ * sends it back to pending.
  */
 const MOVES: Record<BatchTaskStatus, readonly BatchTaskStatus[]> = {
   pending: ['running', 'skipped', 'cancelled'],
@@ -71,6 +71,9 @@ export function finish(state: BatchTaskState, report: FinishedReport, requireVer
     costUsd: report.costUsd,
     spendByPurpose: report.spendByPurpose,
     blockedOn: undefined,
+    pausedOn: undefined,
+    // The re-run after a conflict has ended: a later run (a retry, a correction round) is not told about that conflict.
+    rerunningAfterConflict: undefined,
     ...(report.verification ? { verification: report.verification } : {}),
     ...(report.unverifiedBecause ? { unverifiedBecause: report.unverifiedBecause } : {}),
     ...(report.openQuestions ? { openQuestions: report.openQuestions } : {}),
@@ -95,7 +98,7 @@ export function failMerge(state: BatchTaskState, reason: string): void {
 
 /** The batch's deadline came while it ran: it is cancelled, keeping the questions it was waiting on. */
 export function stopAtDeadline(state: BatchTaskState, reason: string): void {
-  move(state, 'cancelled', { reason, waitingFor: state.blockedOn, blockedOn: undefined });
+  move(state, 'cancelled', { reason, waitingFor: state.blockedOn, blockedOn: undefined, pausedOn: undefined });
 }
 
 /** A dependency did not complete, or `fail-fast` stopped the batch. */
@@ -103,7 +106,7 @@ export function skip(state: BatchTaskState, reason: string): void {
   move(state, 'skipped', { reason });
 }
 
-/** Runs again from a fresh worktree: `retryTask`, or a merge conflict answered 'retry'. */
+/** Runs again from a fresh worktree: `retryTask`, a first merge conflict, or a later one answered 'retry'. */
 export function requeue(state: BatchTaskState): void {
   move(state, 'pending');
 }

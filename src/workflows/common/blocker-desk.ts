@@ -89,7 +89,16 @@ export class BlockerDesk {
       this.onChange();
       return { answered: false, blocker };
     }
+    if (blocker.status !== 'answered') return { answered: false, blocker };
     return { answered: true, answer: blocker.answer!, blocker };
+  }
+
+  /** Closes an open blocker that no longer needs an answer; its `ask` returns unanswered. */
+  withdraw(id: string): void {
+    const blocker = this.blockers.find((candidate) => candidate.id === id && candidate.status === 'open');
+    if (!blocker) return;
+    blocker.status = 'withdrawn';
+    this.onChange();
   }
 
   open(): Blocker[] {

@@ -68,6 +68,13 @@ export const PATCHES = {
   /** Planning compacts its conversation and keeps within spend caps before each model call, as a task does. */
   planRunGuards: { id: 'plan-run-guards', added: '2026-11-26', deprecateAfter: '2026-12-26' },
   batchVerifiesIntegration: { id: 'batch-verifies-integration', added: '2026-11-26', deprecateAfter: '2026-12-26' },
+  /** A batch task whose merge conflicts is re-run once on the new base, told which files conflicted, before a human is asked. */
+  batchConflictReruns: { id: 'batch-conflict-reruns', added: '2026-11-27', deprecateAfter: '2026-12-27' },
+  /**
+   * A model outage past a batch task's retries pauses the batch: the task reports it and waits, and the batch asks one
+   * question (`retry` / `stop`) for all of its tasks instead of each task asking its own.
+   */
+  batchPausesOnOutage: { id: 'batch-pauses-on-outage', added: '2026-11-27', deprecateAfter: '2026-12-27' },
 } as const satisfies Record<string, Patch>;
 
 export type PatchName = keyof typeof PATCHES;

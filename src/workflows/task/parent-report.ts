@@ -41,6 +41,11 @@ export class ParentReporter {
     void this.send({ kind: 'spend', workflowId: workflowInfo().workflowId, costUsd: spend.costUsd, spendByPurpose: spend.byPurpose });
   }
 
+  /** The model API failed past the task's retries (`reportOutage`); false when the batch is gone and cannot answer. */
+  outage(message: string): Promise<boolean> {
+    return this.send({ kind: 'outage', workflowId: workflowInfo().workflowId, message });
+  }
+
   /** The task's end, with what humans answered it (across every run of it), so a re-run of the task starts with that. */
   async finished(
     status: 'completed' | 'failed' | 'cancelled',
@@ -69,11 +74,14 @@ export class ParentReporter {
     });
   }
 
-  private async send(report: ChildReport): Promise<void> {
+  /** Whether the batch got the report. */
+  private async send(report: ChildReport): Promise<boolean> {
     try {
       await getExternalWorkflowHandle(this.parentId).signal(childReportSignal, report);
+      return true;
     } catch {
       // The batch is closed; there is no one left to tell.
+      return false;
     }
   }
 }

@@ -49,13 +49,20 @@ export function isStalled(host: PolicyHost): boolean {
   return workflowNow() - host.state.lastProgressAt > stallMs(host.input);
 }
 
-/** A stall: retry the turn (twice, then ask), ask a human, or fail, as `onStall` says. */
-export async function onStall(host: PolicyHost, what: string): Promise<void> {
+/**
+ * A stall: retry the turn (twice, then ask), ask a human, or fail, as `onStall` says. `askElsewhere` asks someone
+ * else instead of a human, when it can (a model call that does not finish is an outage its batch answers for all).
+ */
+export async function onStall(host: PolicyHost, what: string, askElsewhere?: (message: string) => Promise<boolean>): Promise<void> {
   const { input, state } = host;
   const message = `${what} within the stall timeout of ${input.stallTimeout}`;
   if (input.onStall === 'fail') host.fail('stalled', ErrorType.TaskFailed, `stalled: ${message}`);
   state.stallRetries += 1;
   if (input.onStall === 'blocker' || state.stallRetries > STALL_RETRIES) {
+    if (askElsewhere && (await askElsewhere(message))) {
+      state.stallRetries = 0;
+      return;
+    }
     await askForGuidance(
       host,
       { origin: 'stall', question: `The task stalled: ${message}. Answer 'retry' or 'stop'.`, options: ['retry', 'stop'] },

@@ -29,6 +29,8 @@ import { callSideModel } from '../common/side-model-call.js';
 import { Guards, type GuardVerdict } from './guards.js';
 import { fileCountOf, readTurnBudget } from './progress-watch.js';
 import { planForModelFailure } from './model-recovery.js';
+import type { BatchOutageWait } from './batch-outage.js';
+import { failureText } from '../common/fresh-base.js';
 import { phaseOf } from './phase.js';
 import { askForGuidance, askForMoreIterations, isStalled, onStall, stallMs, type PolicyHost } from './policies.js';
 import { keepWithinCaps } from '../common/spend-caps.js';
@@ -71,6 +73,8 @@ export class TaskRun implements PolicyHost {
     carry?: TaskCarry,
     private readonly onBlockersChanged: (open: Blocker[]) => void = () => undefined,
     onSpend?: (spend: { costUsd: number; byPurpose: SpendByPurpose }) => void,
+    /** In a batch that pauses on a model outage, where an outage past the retries goes instead of a blocker. */
+    private readonly outage?: BatchOutageWait,
   ) {
     const { state, parts } = startState(input, carry);
     this.state = state;
@@ -292,7 +296,8 @@ export class TaskRun implements PolicyHost {
           ),
         );
         if (!turn) {
-          await onStall(this, 'the model call did not finish');
+          // A call that outlasts the stall timeout, its retries included, is an outage too: a batch that pauses answers it.
+          await onStall(this, 'the model call did not finish', this.outage && ((message) => this.waitForBatch(message)));
           continue;
         }
         this.state.model = turn.model;
@@ -302,9 +307,30 @@ export class TaskRun implements PolicyHost {
         const plan = planForModelFailure(error);
         if (!plan) throw error;
         if ('fail' in plan) this.fail(plan.reason, ErrorType.TaskFailed, plan.fail);
-        await askForGuidance(this, plan.ask, plan.reason);
+        const batchAnswered = plan.ask.origin === 'model-unavailable' && this.outage && (await this.waitForBatch(failureText(error)));
+        if (!batchAnswered) await askForGuidance(this, plan.ask, plan.reason);
       }
     }
+  }
+
+  /**
+   * A model outage past the retries in a batch that pauses for it: the batch asks one question for all its tasks and
+   * says 'retry' (or cancels the task on 'stop'). Waiting never counts as a stall; past `blockerTimeout` without an
+   * answer the task fails or calls the model again, as `onBlockerTimeout` says. False when there is no batch left to
+   * answer: the task asks a human itself.
+   */
+  private async waitForBatch(message: string): Promise<boolean> {
+    const outcome = await this.outage!.wait(message, this.input.blockerTimeout, () => this.publish());
+    this.state.lastProgressAt = workflowNow();
+    if (outcome === 'timed-out' && this.input.onBlockerTimeout === 'fail') {
+      const waited = this.input.blockerTimeout;
+      this.fail(
+        'model_unavailable',
+        ErrorType.TaskFailed,
+        `the model API stayed unavailable and the batch gave no answer within ${waited}: ${message}`,
+      );
+    }
+    return outcome !== 'no-batch';
   }
 
   private async runTools(calls: ToolUseBlock[], target: ToolTarget): Promise<void> {
@@ -523,7 +549,7 @@ export class TaskRun implements PolicyHost {
 
   private status(): TaskStatus {
     if (this.terminal) return this.terminal;
-    return this.desk.open().length > 0 ? 'blocked' : 'running';
+    return this.desk.open().length > 0 || this.outage?.waiting ? 'blocked' : 'running';
   }
 
   private buildResult(status: TaskResult['status'], summary: string, reason?: string): TaskResult {
@@ -573,6 +599,7 @@ export class TaskRun implements PolicyHost {
       network: this.input.network,
       startedAt: workflowInfo().startTime.toISOString(),
       openBlockers: this.desk.open(),
+      ...(this.outage?.waiting ? { waitingForBatch: this.outage.waiting } : {}),
       answeredBlockers: this.desk.answered(),
       rejectedAnswers: this.desk.rejected,
       result: state.result,

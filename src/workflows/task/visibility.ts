@@ -11,6 +11,7 @@ export function renderCurrentDetails(state: TaskStateSnapshot, extra: string[] =
   const usage = state.usage;
   const lines = [
     ...renderOpenBlockers(state),
+    ...(state.waitingForBatch ? [`⏸ **Waiting for ${state.waitingForBatch}**`] : []),
     `**${state.title}**`,
     `Status: **${state.status}** · phase: **${state.phase}** · iteration ${state.iteration}/${state.maxIterations}${state.runs > 1 ? ` · run ${state.runs}` : ''}`,
     renderContainment(state),
