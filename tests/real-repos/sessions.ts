@@ -59,12 +59,14 @@ const edit = (file: string, change: Change): ScriptedTurn => ({
 });
 const runTests: ScriptedTurn = { toolCalls: [{ name: 'run_tests', input: {} }] };
 
-/** The innermost name of a test id, as a runner's failure report shows it: `test_b` of `t.py::test_b`, `TestAll`, `adds`. */
-const innermost = (id: string) =>
-  id
-    .split(/::| > | › /)
-    .pop()!
-    .split(' ')[0]!;
+/**
+ * The innermost name of a test id, as a runner's failure report shows it: `test_b` of `t.py::test_b`, `TestAll`,
+ * `adds`; jest's whole test title (`suite › should add`), which its `●` heading repeats.
+ */
+const innermost = (id: string) => {
+  const last = id.split(/::| > | › /).pop()!;
+  return id.includes(' › ') ? last : last.split(' ')[0]!;
+};
 
 /**
  * The two sessions of a scenario through the real worker, against a real Temporal server, on a fresh checkout each,
