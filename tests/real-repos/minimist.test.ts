@@ -16,6 +16,11 @@ describeRealRepo({
   file: 'index.js',
   correct: [
     { search: '\tif ((/^0x[0-9a-f]+$/i).test(x)) { return true; }', replace: '\tif ((/^0x[\\da-f]+$/i).test(x)) { return true; }' },
+    { search: '\tvar key = keys[keys.length - 1];\n\treturn key in o;', replace: '\treturn keys[keys.length - 1] in o;' },
+    {
+      search: "\treturn (key === 'constructor' && typeof obj[key] === 'function') || key === '__proto__';",
+      replace: "\treturn key === '__proto__' || (key === 'constructor' && typeof obj[key] === 'function');",
+    },
   ],
   bug: {
     search: '\tif ((/^0x[0-9a-f]+$/i).test(x)) { return true; }',

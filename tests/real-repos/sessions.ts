@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -42,6 +42,13 @@ const RUN_LEFTOVERS =
 /** A session runs the project's suite up to four times (before, run_tests, the final gates twice); zod's takes 15 s a run. */
 const SESSION_TIMEOUT_MS = 300_000;
 
+/**
+ * Appended, in branch mode, to the checkout's own copy of a Python project's edited module when its `.venv` has the
+ * project installed editable (pointing at the checkout's path): a test run that imports the user's checkout instead of
+ * the task's worktree fails at once, so the baseline could not pass and the bug edit could not be seen.
+ */
+const CHECKOUT_MARKER = '\nraise ImportError("imported the user\'s checkout, not the task\'s worktree")\n';
+
 /** Both ways a task can work: on a branch of its own in a worktree (the default), and in the checkout itself. */
 const MODES = ['branch', 'in-place'] as const;
 
@@ -52,12 +59,14 @@ const edit = (file: string, change: Change): ScriptedTurn => ({
 });
 const runTests: ScriptedTurn = { toolCalls: [{ name: 'run_tests', input: {} }] };
 
-/** The innermost name of a test id, as a runner's failure report shows it: `test_b` of `t.py::test_b`, `TestAll`, `adds`. */
-const innermost = (id: string) =>
-  id
-    .split(/::| > | › /)
-    .pop()!
-    .split(' ')[0]!;
+/**
+ * The innermost name of a test id, as a runner's failure report shows it: `test_b` of `t.py::test_b`, `TestAll`,
+ * `adds`; jest's whole test title (`suite › should add`), which its `●` heading repeats.
+ */
+const innermost = (id: string) => {
+  const last = id.split(/::| > | › /).pop()!;
+  return id.includes(' › ') ? last : last.split(' ')[0]!;
+};
 
 /**
  * The two sessions of a scenario through the real worker, against a real Temporal server, on a fresh checkout each,
@@ -65,7 +74,8 @@ const innermost = (id: string) =>
  * the edited lines (on the task's branch, the checkout untouched; or in the checkout). The broken change sees its own
  * new failure first in `run_tests`, beside the ones that failed before; said to be done, it is sent back by the gates
  * (or, where a gate could not run, the result would say `unverified`), never completed as verified; its revert
- * completes.
+ * completes. A Python project with a `.venv` is tested by that venv's Python; in branch mode its checkout's own copy of
+ * the edited module carries `CHECKOUT_MARKER`, so a test run that imported the user's checkout would fail.
  */
 export function describeRealRepo(scenario: RealRepoScenario): void {
   const { project, file } = scenario;
@@ -76,6 +86,8 @@ export function describeRealRepo(scenario: RealRepoScenario): void {
       // ruff is what lint-on-edit finds on the worker's PATH for Python files.
       process.env.PATH = `${ruffOnlyDirectory()}:${process.env.PATH}`;
 
+      // The marker stays uncommitted in the checkout: the task's branch starts from the commit without it.
+      const marked = mode === 'branch' && project.python?.editable === true;
       const checkout = async () => {
         const workspace = await checkoutOf(project, path.join(os.tmpdir(), 'codeloop-real', project.id));
         if (scenario.config) {
@@ -88,6 +100,7 @@ export function describeRealRepo(scenario: RealRepoScenario): void {
             },
           );
         }
+        if (marked) appendFileSync(path.join(workspace, file), CHECKOUT_MARKER);
         return workspace;
       };
       const git = (workspace: string, ...args: string[]) => execFileSync('git', args, { cwd: workspace, encoding: 'utf8' });
@@ -101,17 +114,19 @@ export function describeRealRepo(scenario: RealRepoScenario): void {
       const changesOf = (workspace: string, result: TaskResult) => {
         if (mode === 'in-place') return { paths: changedPaths(workspace), text: () => readFileSync(path.join(workspace, file), 'utf8') };
         expect(result.git?.end, 'the task ended its branch').toBeDefined();
-        expect(changedPaths(workspace), "the user's checkout is untouched").toEqual([]);
+        expect(changedPaths(workspace), "the user's checkout is untouched").toEqual(marked ? [file] : []);
         const { base, branch } = result.git!;
         const paths = git(workspace, 'diff', '--name-only', base, branch).split('\n').filter(Boolean);
         return { paths, text: () => git(workspace, 'show', `${branch}:${file}`) };
       };
-      const expectNoWorse = (result: TaskResult) => {
+      const expectNoWorse = (result: TaskResult, workspace: string) => {
         const gates = result.gates;
         expect(gates.map((gate) => gate.name)).toEqual(scenario.gates);
         for (const gate of gates) expect(gate, gate.name).toMatchObject({ passed: true });
         expect(result.verification).toBe('verified');
         const tests = gates.find((gate) => gate.name === 'tests');
+        // A Python project with a .venv is tested by the venv's Python, at the checkout's path (the task's tree there).
+        if (project.python) expect(tests?.command).toContain(`${path.join(workspace, '.venv/bin/python')} -m `);
         if (tests && scenario.failingBefore.length) {
           expect(tests.baseline?.failures).toEqual(scenario.failingBefore);
           expect(tests.newFailures).toEqual([]);
@@ -122,7 +137,7 @@ export function describeRealRepo(scenario: RealRepoScenario): void {
         `${scenario.correct.length} correct changes complete verified, with gates no worse than the start, and only the edited lines change`,
         async () => {
           const workspace = await checkout();
-          const original = readFileSync(path.join(workspace, file), 'utf8');
+          const original = git(workspace, 'show', `HEAD:${file}`);
           const seen: { kickoff?: string; edit?: string; tests?: string } = {};
           const [first, ...rest] = scenario.correct;
           harness.fake.enqueue(
@@ -147,7 +162,7 @@ export function describeRealRepo(scenario: RealRepoScenario): void {
           const result = (await handle.result()) as TaskResult;
 
           expect(result.status).toBe('completed');
-          expectNoWorse(result);
+          expectNoWorse(result, workspace);
           if (scenario.failingBefore.length) expect(seen.kickoff).toContain('Before you changed anything, these checks already failed');
           expect(seen.edit).not.toContain('LINT ERRORS');
           if (scenario.lint) {
@@ -199,7 +214,7 @@ export function describeRealRepo(scenario: RealRepoScenario): void {
           expect(seen.sentBack).toContain('Verification failed');
           expect(seen.sentBack).toContain(innermost(scenario.bug.newFailure));
           expect(result.status).toBe('completed');
-          expectNoWorse(result);
+          expectNoWorse(result, workspace);
           expect(changesOf(workspace, result).paths).toEqual([]);
         },
         timeout,
