@@ -46,8 +46,10 @@ export default defineConfig({
     // Worker counts are set for the whole run: four processes for the Temporal files, one thread for the unit tests.
     // Each of the four runs file after file (`isolate: false`) and keeps what it loaded: a process of its own per file
     // spent 2-3 CPU-seconds starting and loading the Temporal SDK and codeloop's modules, over 80 files. Each file still
-    // has its own workers, task queue and fake servers, and stops them in its `afterAll`.
-    poolOptions: { forks: { ...shared.poolOptions.forks, isolate: false }, threads: { minThreads: 1, maxThreads: 1 } },
+    // has its own workers, task queue and fake servers, and stops them in its `afterAll`. All four are kept from start to
+    // end (`minForks` 4): the pool stops an idle process above the minimum, and without isolation that ended files
+    // still running in other processes ("Terminating worker thread").
+    poolOptions: { forks: { ...shared.poolOptions.forks, minForks: 4, isolate: false }, threads: { minThreads: 1, maxThreads: 1 } },
     sequence: { sequencer: LongestFirst },
     projects: [
       {
