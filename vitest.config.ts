@@ -27,7 +27,7 @@ const UNIT_TESTS = [
 export const shared = {
   // One real Temporal dev server and one workflow bundle for the whole run.
   globalSetup: ['tests/support/global-setup.ts'],
-  // The worker's native bridge crashes under the thread pool; forks isolate it per file.
+  // The worker's native bridge crashes under the thread pool; it runs in processes of its own.
   pool: 'forks' as const,
   // Four files at once on two cores keep both busy (the default, cores - 1, ran one file at a time here).
   poolOptions: { forks: { minForks: 1, maxForks: 4 } },
@@ -44,7 +44,12 @@ export const sharedWithWorkers = { ...shared, setupFiles: ['tests/support/quiet-
 export default defineConfig({
   test: {
     // Worker counts are set for the whole run: four processes for the Temporal files, one thread for the unit tests.
-    poolOptions: { ...shared.poolOptions, threads: { minThreads: 1, maxThreads: 1 } },
+    // Each of the four runs file after file (`isolate: false`) and keeps what it loaded: a process of its own per file
+    // spent 2-3 CPU-seconds starting and loading the Temporal SDK and codeloop's modules, over 80 files. Each file still
+    // has its own workers, task queue and fake servers, and stops them in its `afterAll`. All four are kept from start to
+    // end (`minForks` 4): the pool stops an idle process above the minimum, and without isolation that ended files
+    // still running in other processes ("Terminating worker thread").
+    poolOptions: { forks: { ...shared.poolOptions.forks, minForks: 4, isolate: false }, threads: { minThreads: 1, maxThreads: 1 } },
     sequence: { sequencer: LongestFirst },
     projects: [
       {

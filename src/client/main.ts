@@ -1,10 +1,10 @@
-import { Command, Option } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { ConfigError } from '../config.js';
 import { UnreachableServerError } from '../connection.js';
 import { addClusterCommand } from './cluster-command.js';
 import { CliError } from './output.js';
 import { OVERLAP_CHOICES } from './schedule-create.js';
-import { cliConfig } from './session.js';
+import { cliConfig, forgetCliConfig } from './session.js';
 import { taskFlagOptions } from './task-flags.js';
 import { terminalSafe } from '../text/terminal-safe.js';
 
@@ -350,10 +350,22 @@ function oneLineError(text: string): string {
   return `codeloop: ${message}; add --help to see the command's usage\n`;
 }
 
-export async function main(argv = process.argv): Promise<void> {
+/**
+ * Runs one CLI command. `program` is for a caller that runs commands in a process of its own (the tests do): it gives
+ * a program whose commands have `exitOverride()` set, so that commander reports its own errors, `--help` included, by
+ * throwing instead of ending that process; their exit code becomes `process.exitCode` as any other error's does.
+ */
+export async function main(argv = process.argv, program = buildProgram()): Promise<void> {
+  // One run, one environment: settings read by an earlier run in this process are read again.
+  forgetCliConfig();
   try {
-    await buildProgram().parseAsync(argv);
+    await program.parseAsync(argv);
   } catch (error) {
+    if (error instanceof CommanderError) {
+      // Commander has printed its message already.
+      process.exitCode = error.exitCode;
+      return;
+    }
     if (error instanceof CliError || error instanceof ConfigError || error instanceof UnreachableServerError) {
       console.error(`codeloop: ${terminalSafe(error.message)}`);
       process.exitCode = error instanceof CliError ? error.exitCode : 1;

@@ -26,6 +26,11 @@ let loaded: CodeloopConfig | undefined;
 /** The CLI's settings, loaded from its environment on first use: one CLI run, one environment. */
 export const cliConfig = (): CodeloopConfig => (loaded ??= loadConfig());
 
+/** Drops the settings loaded so far, so that the next CLI run in this process reads its environment again. */
+export const forgetCliConfig = (): void => {
+  loaded = undefined;
+};
+
 /** The task queue the CLI starts workflows on: `CODELOOP_TASK_QUEUE`, or codeloop's default. */
 export const clientTaskQueue = (): string => cliConfig().temporal.taskQueue;
 

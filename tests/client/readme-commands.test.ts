@@ -55,7 +55,7 @@ test("the README's batch.yaml runs with `codeloop batch start`, and its JSON for
   writeFileSync(batchFile, batchYaml!);
 
   const start = readmeCommand('npx codeloop batch start').replace(/ \[[^\]]*\]/g, '');
-  const started = await runShell(`${fillIn(start, [['batch.yaml', batchFile]])} --json`, env());
+  const started = await runShell(`${fillIn(start, [['batch.yaml', batchFile]])} --json`, env(), { realNpx: true });
   const { workflowId } = JSON.parse(started.stdout) as { workflowId: string };
   const followed = await runShell(fillIn(readmeCommand('npx codeloop batch follow'), [['<batch-id>', workflowId]]), env());
   expect(followed.stdout).toContain('critical path: model → cli');

@@ -1,7 +1,7 @@
 import { expect, test } from 'vitest';
 import type { OpenBlockerRow } from '../../src/client/blockers-list.js';
 import { waitForBlockers } from '../support/blockers.js';
-import { runCli } from '../support/cli.js';
+import { runCli, runCliProcess } from '../support/cli.js';
 import { useTaskHarness } from '../support/task-harness.js';
 import { makeWorkspace } from '../support/workspace.js';
 import { eventually } from '../support/polling.js';
@@ -15,7 +15,7 @@ test('task start, blockers list, blockers answer, task status and result, all wi
     { text: 'Kept the old flag.' },
   );
   const workspace = makeWorkspace({ 'a.txt': 'a' });
-  const started = await runCli(
+  const started = await runCliProcess(
     ['task', 'start', '--workspace', workspace, '--title', 'Flag cleanup', 'Remove unused flags', '--json'],
     env(),
   );
@@ -58,7 +58,7 @@ test('task start, blockers list, blockers answer, task status and result, all wi
     answer: 'yes, keep it',
   });
 
-  const result = await runCli(['task', 'result', workflowId, '--wait', '--json'], env());
+  const result = await runCliProcess(['task', 'result', workflowId, '--wait', '--json'], env());
   expect(result.code).toBe(0);
   expect(JSON.parse(result.stdout)).toMatchObject({
     execution: 'COMPLETED',

@@ -10,7 +10,7 @@ import { parseTasksFile } from '../../src/shared/batch-file.js';
 import { parseBatchInput } from '../../src/shared/batch-input.js';
 import { criticalPath } from '../../src/shared/dag.js';
 import { parseTaskInput } from '../../src/shared/task-input.js';
-import { runCli } from '../support/cli.js';
+import { runCli, runCliProcess } from '../support/cli.js';
 import { sandboxedShell } from '../support/sandbox.js';
 import { makeGitRepo, makeWorkspace } from '../support/workspace.js';
 
@@ -393,7 +393,7 @@ describe('CLI: a bad file or option is one line naming the problem and the fix, 
   test('missing files, an option a command does not have, a tasks that is not a list, a system workspace', async () => {
     const dir = makeWorkspace({ 'batch.yaml': 'workspace: .\ntasks: write the whole app\n' });
     const [unknownOption, missingPrd, missingBatch, tasksNotAList, rootWorkspace] = await Promise.all([
-      runCli(['batch', 'start', '--prd', 'missing.md']),
+      runCliProcess(['batch', 'start', '--prd', 'missing.md']),
       runCli(['task', 'start', '--workspace', dir, '--prd', path.join(dir, 'missing.md'), 'do it']),
       runCli(['batch', 'start', path.join(dir, 'missing.yaml')]),
       runCli(['batch', 'start', path.join(dir, 'batch.yaml')]),

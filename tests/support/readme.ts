@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { inject } from 'vitest';
 import { findTemporalBinary } from '../../src/server/temporal-binary.js';
+import { npxShimDir } from './test-output.js';
 
 /** The documentation a user reads: the README, every page of docs/, and CONTRIBUTING.md. */
 export const DOCUMENTATION: readonly string[] = [
@@ -51,10 +52,16 @@ export function fillIn(text: string, replacements: [string | RegExp, string][]):
 
 /**
  * Runs README shell text with bash from the project root, as a reader would: `npx codeloop` resolves to this
- * checkout, `temporal` to the CLI codeloop installed, and both talk to the test server.
+ * checkout, `temporal` to the CLI codeloop installed, and both talk to the test server. `npx codeloop` runs the CLI
+ * compiled for the run (see `writeNpxShim` in the global setup) unless `realNpx` is set.
  */
-export function runShell(script: string, env: NodeJS.ProcessEnv = {}): Promise<{ stdout: string; stderr: string }> {
+export function runShell(
+  script: string,
+  env: NodeJS.ProcessEnv = {},
+  { realNpx = false }: { realNpx?: boolean } = {},
+): Promise<{ stdout: string; stderr: string }> {
   const temporalDir = path.dirname(findTemporalBinary()!);
+  const searchPath = [...(realNpx ? [] : [npxShimDir]), temporalDir, process.env.PATH].join(':');
   return new Promise((resolve, reject) => {
     execFile(
       'bash',
@@ -62,7 +69,7 @@ export function runShell(script: string, env: NodeJS.ProcessEnv = {}): Promise<{
       {
         cwd: path.resolve('.'),
         timeout: 120_000,
-        env: { ...process.env, PATH: `${temporalDir}:${process.env.PATH}`, TEMPORAL_ADDRESS: inject('temporalAddress'), ...env },
+        env: { ...process.env, PATH: searchPath, TEMPORAL_ADDRESS: inject('temporalAddress'), ...env },
       },
       (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stdout}\n${stderr}`)) : resolve({ stdout, stderr })),
     );

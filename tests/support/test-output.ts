@@ -8,3 +8,6 @@ export const cliBundleDir = path.join(testOutputDir, 'cli');
 
 /** `src/worker.ts` compiled once for the run; `spawnWorker` runs it. */
 export const workerBundlePath = path.join(testOutputDir, 'worker', 'worker.js');
+
+/** An `npx` that runs `npx codeloop …` from the CLI bundle; `runShell` puts it first on the README commands' PATH. */
+export const npxShimDir = path.join(testOutputDir, 'npx');
