@@ -9,7 +9,7 @@ import { SERVER_CONFIG_FILES, SERVER_CONFIG_SOURCE } from '../../src/cluster/ser
 import { TEMPORAL_SERVICES, type ClusterProcessName } from '../../src/cluster/services.js';
 import { SEARCH_ATTRIBUTES } from '../../src/shared/constants.js';
 import type { agentTaskWorkflow, batchConductorWorkflow } from '../../src/workflows/index.js';
-import { runCli } from '../support/cli.js';
+import { runCliProcess as runCli } from '../support/cli.js';
 import { readmeCommand, runShell } from '../support/readme.js';
 import { byTask, byTurn, startFakeMessagesApi, type FakeMessagesApi } from '../support/fake-messages-api.js';
 import { freePort } from '../support/free-port.js';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { BatchStateSnapshot } from '../../src/shared/batch-state.js';
 import { answerBlockerSignal, getBatchStateQuery, getStateQuery } from '../../src/shared/messages.js';
 import { waitForBatch } from '../support/batch.js';
-import { runCli } from '../support/cli.js';
+import { runCliProcess as runCli } from '../support/cli.js';
 import { eventually } from '../support/polling.js';
 import { spawnWorker } from '../support/worker-process.js';
 import {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, inject, test } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { readResults } from '../../src/eval/results.js';
-import { runCli, type CliRun } from '../support/cli.js';
+import { runCliProcess as runCli, type CliRun } from '../support/cli.js';
 import { BUILTIN_SUITE, scratchDir } from '../support/eval.js';
 import { scriptedSessions } from '../../evals/scripted/index.js';
 import { byTask, startFakeMessagesApi, type FakeMessagesApi } from '../support/fake-messages-api.js';
