@@ -3,7 +3,6 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, inject, test } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { readResults } from '../../src/eval/results.js';
-// Real processes: the eval commands run side by side, each with its own environment, which one process cannot give them.
 import { runCliProcess as runCli, type CliRun } from '../support/cli.js';
 import { BUILTIN_SUITE, scratchDir } from '../support/eval.js';
 import { scriptedSessions } from '../../evals/scripted/index.js';
