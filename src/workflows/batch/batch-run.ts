@@ -554,9 +554,17 @@ export class BatchRun implements MergeHost {
     log.info('batch budget reached', { batchId: this.batchId, limit, spentUsd });
     this.publish();
     if (limit === 'soft') return;
+    await this.stopRunning(`stopped at the batch's budget (${spent}, hard limit $${limits.hard})`);
+  }
+
+  /**
+   * Running tasks end now, their spend so far settled and the questions they were waiting on kept; their children are
+   * cancelled and given a minute to say they stopped.
+   */
+  private async stopRunning(reason: string): Promise<void> {
     const running = this.states.filter((state) => state.status === 'running');
     for (const state of running) this.budget.settle(state);
-    for (const state of running) lifecycle.stopAtDeadline(state, `stopped at the batch's budget (${spent}, hard limit $${limits.hard})`);
+    for (const state of running) lifecycle.stopAtDeadline(state, reason);
     this.publish();
     await this.stopChildren(running.filter((state) => state.startedAt !== undefined && !state.finishedAt));
   }
@@ -569,12 +577,8 @@ export class BatchRun implements MergeHost {
   private async stopAfterOutage(reason: string): Promise<void> {
     if (this.outcome !== 'deadline') this.outcome = 'cancelled';
     for (const state of this.states.filter((candidate) => candidate.status === 'pending')) lifecycle.skip(state, `not started: ${reason}`);
-    const running = this.states.filter((state) => state.status === 'running');
-    for (const state of running) this.budget.settle(state);
-    for (const state of running) lifecycle.stopAtDeadline(state, reason);
     log.info('batch stopped after a model outage', { batchId: this.batchId });
-    this.publish();
-    await this.stopChildren(running.filter((state) => state.startedAt !== undefined && !state.finishedAt));
+    await this.stopRunning(reason);
   }
 
   /** Cancelling the batch cancels its running children and waits (briefly) for them to say they stopped. */
