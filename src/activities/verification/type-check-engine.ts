@@ -133,9 +133,7 @@ function checkChangedFiles(before: TS.Program, project: Project, root: string, f
     checked.flatMap((name) => {
       const source = program.getSourceFile(name);
       if (!source) return [];
-      return [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)]
-        .filter((diagnostic) => diagnostic.category === ts.DiagnosticCategory.Error)
-        .map((diagnostic) => toTypeDiagnostic(root, diagnostic));
+      return errorsOf(root, [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)]);
     });
   return compare(countByIdentity(diagnostics(before)), diagnostics(now), file);
 }
@@ -216,7 +214,6 @@ function updateBuilder(project: Project, root: string, overlay: Record<string, s
 
 /** Every error a builder holds, from the config to the last file's semantics (what is not checked yet is checked). */
 function diagnosticsOfBuilder(builder: TS.SemanticDiagnosticsBuilderProgram, root: string): TypeDiagnostic[] {
-  const ts = loadTypeScript();
   const all = [
     ...builder.getConfigFileParsingDiagnostics(),
     ...builder.getOptionsDiagnostics(),
@@ -224,7 +221,13 @@ function diagnosticsOfBuilder(builder: TS.SemanticDiagnosticsBuilderProgram, roo
     ...builder.getSyntacticDiagnostics(),
     ...builder.getSemanticDiagnostics(),
   ];
-  return all
+  return errorsOf(root, all);
+}
+
+/** The errors among TypeScript's diagnostics, as the agent reads them (warnings and suggestions are not its to fix). */
+function errorsOf(root: string, diagnostics: readonly TS.Diagnostic[]): TypeDiagnostic[] {
+  const ts = loadTypeScript();
+  return diagnostics
     .filter((diagnostic) => diagnostic.category === ts.DiagnosticCategory.Error)
     .map((diagnostic) => toTypeDiagnostic(root, diagnostic));
 }
