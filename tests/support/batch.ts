@@ -4,7 +4,7 @@ import { getBatchStateQuery } from '../../src/shared/messages.js';
 import type { batchConductorWorkflow } from '../../src/workflows/index.js';
 import { eventually } from './polling.js';
 import type { TaskHarness } from './task-harness.js';
-import { uniqueName } from './temporal.js';
+import { uniqueName } from './names.js';
 
 /** Starts `batchConductorWorkflow` on the harness's queue, under a fresh workflow id that starts with `prefix`. */
 export function startBatchOn(harness: TaskHarness, prefix: string, input: Record<string, unknown>) {

@@ -1,5 +1,4 @@
 import './quiet-runtime.js';
-import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { inject } from 'vitest';
@@ -31,7 +30,7 @@ export async function connectTemporal(address = inject('temporalAddress')): Prom
 }
 
 /** A task queue and workflow id no other test uses. */
-export const uniqueName = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
+export { uniqueName } from './names.js';
 
 /** Worker environment that points the real Anthropic SDK at a fake server. */
 export const modelEnv = (fake: FakeMessagesApi, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
