@@ -154,3 +154,20 @@ test('nothing outside src/workflows/ imports workflow code except through the wo
   );
   expect(reaching).toEqual([]);
 });
+
+/** Files of the batch workflow under `root` (a src/ tree) that ask a patch anywhere but in `before-patches.ts`. */
+function batchPatchAsks(root: string): string[] {
+  return sourceFiles(path.join(root, 'workflows', 'batch'))
+    .filter((file) => path.basename(file) !== 'before-patches.ts')
+    .filter((file) => /\b(?:applies|patched|deprecatePatch)\(/.test(readFileSync(file, 'utf8')))
+    .map((file) => path.relative(root, file));
+}
+
+test('the batch asks its patches in one place, before-patches.ts, where the paths from before them are', () => {
+  expect(batchPatchAsks(src)).toEqual([]);
+  const root = plantedTree({
+    'workflows/batch/before-patches.ts': "export const a = applies('batchDeadline');\n",
+    'workflows/batch/merge-queue.ts': "const pipelined = applies('batchMergesPipelined');\n",
+  });
+  expect(batchPatchAsks(root)).toEqual(['workflows/batch/merge-queue.ts']);
+});

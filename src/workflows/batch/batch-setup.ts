@@ -8,7 +8,7 @@ import { assertValidDag, pinnedHosts, type BatchInput, type BatchTask } from '..
 import type { BatchTaskState } from '../../shared/batch-state.js';
 import { hostIdOf } from '../../shared/host-queue.js';
 import type { HostRunner } from './host-wait.js';
-import { applies } from '../common/patches.js';
+import { keptBatchId } from './before-patches.js';
 import { setupActivities } from '../common/setup-activities.js';
 import { gitActivities } from '../common/activities.js';
 import type { BlockerDesk } from '../common/blocker-desk.js';
@@ -18,6 +18,12 @@ import { fetchFreshBase } from '../common/fresh-base.js';
 export interface RepoState {
   binding: WorkspaceBinding;
   repo: BatchRepo;
+}
+
+/** Where a task's work is: the repository, the host that holds it, and the task's worktree there. */
+export interface TaskPlace extends RepoState {
+  worktree: string;
+  title: string;
 }
 
 export const workspaceOf = (input: BatchInput, task: BatchTask): string => task.workspace ?? input.workspace!;
@@ -87,13 +93,8 @@ function bind(workspace: string, onHost: HostRunner, hostQueue?: string): Promis
   );
 }
 
-/**
- * The batch id of a batch started without one. Ids past 64 characters used to lose their end (a schedule's time);
- * runs that started before keep the id they have.
- */
+/** The batch id of a batch started without one, from its workflow id. */
 export function derivedBatchId(): string {
   const { workflowId } = workflowInfo();
-  const derived = batchIdFromWorkflowId(workflowId);
-  const legacy = legacyBatchIdFromWorkflowId(workflowId);
-  return derived === legacy || applies('batchIdKeepsSuffix') ? derived : legacy;
+  return keptBatchId(batchIdFromWorkflowId(workflowId), legacyBatchIdFromWorkflowId(workflowId));
 }

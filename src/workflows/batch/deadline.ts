@@ -3,8 +3,8 @@ import { sleep, workflowInfo } from '@temporalio/workflow';
 import type { BatchInput } from '../../shared/batch-input.js';
 import { durationMs } from '../../shared/blockers.js';
 import { SCHEDULED_BATCH_DEADLINE } from '../../shared/constants.js';
-import { applies } from '../common/patches.js';
 import { workflowNow } from '../common/workflow-time.js';
+import { hasDeadlines } from './before-patches.js';
 
 /** Set by the server on every run a Temporal Schedule starts. */
 const scheduledByKey = defineSearchAttributeKey('TemporalScheduledById', SearchAttributeType.KEYWORD);
@@ -20,7 +20,7 @@ export function deadlineOf(input: BatchInput): string | undefined {
  */
 export function deadlineAt(input: BatchInput, startedAt: number): number | undefined {
   const deadline = deadlineOf(input);
-  if (deadline === undefined || !applies('batchDeadline')) return undefined;
+  if (deadline === undefined || !hasDeadlines()) return undefined;
   return startedAt + durationMs(deadline);
 }
 

@@ -2,7 +2,7 @@ import type { BatchTaskState, IntegrationStatus, IntegrationFailure } from '../.
 import type { CommandAccess } from '../../shared/command-access.js';
 import { gateVerdict, verificationOf, type GateResult, type GateSpec } from '../../shared/gates.js';
 import { commandActivities, fileActivities } from '../common/activities.js';
-import type { TaskPlace } from './merge-host.js';
+import type { TaskPlace } from './batch-setup.js';
 import type { HostRunner } from './host-wait.js';
 
 /** What the batch keeps of its integration branches across continue-as-new. */

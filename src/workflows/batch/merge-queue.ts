@@ -2,7 +2,10 @@ import { condition, isCancellation } from '@temporalio/workflow';
 import type { IntegrateTasksRequest } from '../../activities/git/index.js';
 import type { BatchTaskState } from '../../shared/batch-state.js';
 import { gitActivities } from '../common/activities.js';
-import type { MergeHost, Merger } from './merge-host.js';
+import type { BatchParts } from './batch-parts.js';
+import { mergeFailed, settleMerge, type Merger } from './merge-outcome.js';
+import { keepPrepared, placeOf, readyToCut } from './run-state.js';
+import { deliveryRequest, noteDeliveries } from './task-context.js';
 import type { WorktreeCleanup } from './worktree-cleanup.js';
 
 /** Keeps one merge activity's input far below Temporal's 512 KB payload warning, whatever the titles. */
@@ -26,17 +29,17 @@ export class MergeQueue implements Merger {
   private readonly merging = new Map<string, Set<string>>();
 
   constructor(
-    private readonly host: MergeHost,
+    private readonly batch: BatchParts,
     private readonly cleanup: WorktreeCleanup,
     private readonly pipelined = false,
   ) {}
 
   merge(state: BatchTaskState): Promise<void> {
-    const repo = this.host.placeOf(state.id).repo.repo;
+    const repo = this.placeOf(state.id).repo.repo;
     this.waiting.set(repo, [...(this.waiting.get(repo) ?? []), state]);
     let drain = this.draining.get(repo);
     if (!drain) {
-      drain = this.host.inFlight.run('git', () => (this.pipelined ? this.drainPipelined(repo) : this.drain(repo)));
+      drain = this.batch.inFlight.run('git', () => (this.pipelined ? this.drainPipelined(repo) : this.drain(repo)));
       this.draining.set(repo, drain);
     }
     return drain;
@@ -60,7 +63,7 @@ export class MergeQueue implements Merger {
         const group = this.take(repo);
         if (group.length === 0) return;
         const merge: Promise<void> = this.integrate(group)
-          .catch((error) => this.host.inFlight.fail(error))
+          .catch((error) => this.batch.inFlight.fail(error))
           .finally(() => running.delete(merge));
         running.add(merge);
       }
@@ -75,14 +78,14 @@ export class MergeQueue implements Merger {
   }
 
   private async integrate(group: BatchTaskState[]): Promise<void> {
-    const places = group.map((state) => this.host.placeOf(state.id));
+    const places = group.map((state) => this.placeOf(state.id));
     const { binding, repo } = places[0];
     const ids = group.map((state) => state.id);
     const merging = this.merging.get(repo.repo) ?? new Set<string>();
     this.merging.set(repo.repo, merging);
     const request: IntegrateTasksRequest = {
       repo: repo.repo,
-      batchId: this.host.batchId,
+      batchId: this.batch.state.batchId,
       integrationPath: repo.integrationPath,
       tasks: group.map((state, index) => ({
         taskId: state.id,
@@ -93,12 +96,12 @@ export class MergeQueue implements Merger {
       })),
       prepare: this.prepare(ids, [...merging]),
     };
-    const describe = this.host.deliveryRequest(ids);
+    const describe = deliveryRequest(this.batch, ids);
     if (describe) request.describe = describe;
     if (this.pipelined) for (const id of ids) merging.add(id);
     const shown = ids.length > 3 ? `${ids.length} tasks (${ids.slice(0, 3).join(', ')}, …)` : ids.join(', ');
     const summary = `commit and merge ${shown} into ${repo.integrationBranch}`;
-    const merge = this.host
+    const merge = this.batch
       .onHost(binding.hostId, summary, (limit) =>
         gitActivities.integrateTasks.executeWithOptions({ taskQueue: binding.hostQueue, summary, ...limit }, [request]),
       )
@@ -106,22 +109,9 @@ export class MergeQueue implements Merger {
     // Unpipelined, the result is taken exactly as before the patch: a replayed history's commands keep their order.
     const result = await (this.pipelined ? merge.finally(() => ids.forEach((id) => merging.delete(id))) : merge);
     if (!result) return;
-    this.host.keepPrepared(result.prepared);
-    if (result.delivered) this.host.delivered(result.delivered);
-    if (this.host.verifiesIntegration) {
-      for (const conflict of result.conflicts)
-        this.host.conflicted(
-          group.find((state) => state.id === conflict.taskId)!,
-          conflict.files,
-        );
-      await this.host.verifyMerged(group.filter((state) => result.merged.includes(state.id)));
-    } else {
-      for (const state of group) {
-        const conflict = result.conflicts.find((candidate) => candidate.taskId === state.id);
-        if (conflict) this.host.conflicted(state, conflict.files);
-        else this.host.merged(state);
-      }
-    }
+    keepPrepared(this.batch.state, result.prepared);
+    if (result.delivered) noteDeliveries(this.batch, result.delivered);
+    await settleMerge(this.batch, this, group, result);
     const merged = request.tasks.filter((task) => result.merged.includes(task.taskId));
     this.cleanup.remove(
       binding.hostQueue,
@@ -137,13 +127,17 @@ export class MergeQueue implements Merger {
    * starts instead.
    */
   private prepare(ids: string[], ahead: string[]): IntegrateTasksRequest['prepare'] {
-    if (ahead.length === 0) return this.host.readyOnceMerged(ids);
-    return this.host.readyOnceMerged([...ahead, ...ids]).filter(({ after }) => after.some((id) => ids.includes(id)));
+    if (ahead.length === 0) return readyToCut(this.batch.input, this.batch.state, ids);
+    return readyToCut(this.batch.input, this.batch.state, [...ahead, ...ids]).filter(({ after }) => after.some((id) => ids.includes(id)));
   }
 
   /** A merge step that failed for good fails its tasks; one cancelled with the batch leaves them to the cancellation. */
   private failed(group: BatchTaskState[], error: unknown): undefined {
-    if (!isCancellation(error)) for (const state of group) this.host.mergeFailed(state, error);
+    if (!isCancellation(error)) for (const state of group) mergeFailed(this.batch, state, error);
     return undefined;
+  }
+
+  private placeOf(taskId: string) {
+    return placeOf(this.batch.input, this.batch.state, taskId);
   }
 }

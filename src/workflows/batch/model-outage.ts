@@ -2,19 +2,9 @@ import { condition, getExternalWorkflowHandle, log } from '@temporalio/workflow'
 import type { BatchTaskState } from '../../shared/batch-state.js';
 import { STOP_WORDS } from '../../shared/blockers.js';
 import { resumeModelCallsSignal } from '../../shared/messages.js';
-import type { BlockerDesk, BlockerSpec } from '../common/blocker-desk.js';
-import type { InFlight } from './in-flight.js';
-
-/** What the pause needs from its batch. */
-export interface OutageHost {
-  readonly desk: BlockerDesk;
-  readonly inFlight: InFlight;
-  /** Time left before the batch's deadline, if it has one: there the deadline stops the tasks instead. */
-  remainingMs(): number | undefined;
-  publish(): void;
-  /** 'stop': the batch ends as a cancelled one does, its running tasks cancelled and pending ones skipped. */
-  stop(reason: string): Promise<void>;
-}
+import type { BlockerSpec } from '../common/blocker-desk.js';
+import type { BatchParts } from './batch-parts.js';
+import { stopAfterOutage } from './stops.js';
 
 /**
  * A model outage past its tasks' retries pauses the batch (`batchPausesOnOutage`). Its tasks report the outage
@@ -28,7 +18,7 @@ export class OutagePause {
   private readonly waiting = new Map<string, BatchTaskState>();
   private question?: { id: string; question: string };
 
-  constructor(private readonly host: OutageHost) {}
+  constructor(private readonly batch: BatchParts) {}
 
   /** While the question is open no new task starts. */
   get paused(): boolean {
@@ -41,36 +31,36 @@ export class OutagePause {
     this.waiting.set(state.id, state);
     if (this.question) {
       state.pausedOn = this.question.id;
-      this.host.publish();
+      this.batch.publish();
       return;
     }
-    this.host.inFlight.launch('outage', () => this.ask(state.id, message));
+    this.batch.inFlight.launch('outage', () => this.ask(state.id, message));
   }
 
   private async ask(taskId: string, message: string): Promise<void> {
-    const asking = this.host.desk.ask(outageQuestion(taskId, message), this.host.remainingMs());
+    const asking = this.batch.desk.ask(outageQuestion(taskId, message), this.batch.deadline.remainingMs());
     // `ask` opens its blocker before it first waits, so the newest open one is this one.
-    const { id, question } = this.host.desk.open().at(-1)!;
+    const { id, question } = this.batch.desk.open().at(-1)!;
     this.question = { id, question };
     for (const state of this.waiting.values()) state.pausedOn = id;
     log.warn('model API outage: the batch is paused', { taskId, blockerId: id, message });
-    this.host.publish();
+    this.batch.publish();
     // Tasks that ended while waiting (fail-fast, the hard budget) need no answer: once none waits, the question goes.
     const waitingTasks = () => [...this.waiting.values()].filter((state) => state.status === 'running');
-    void condition(() => waitingTasks().length === 0).then(() => this.host.desk.withdraw(id));
+    void condition(() => waitingTasks().length === 0).then(() => this.batch.desk.withdraw(id));
     const outcome = await asking;
     const waiting = waitingTasks();
     this.waiting.clear();
     this.question = undefined;
     if (outcome.answered && STOP_WORDS.test(outcome.answer)) {
-      await this.host.stop(`stopped by a human after the model API outage (blocker ${id} answered '${outcome.answer}')`);
+      await stopAfterOutage(this.batch, `stopped by a human after the model API outage (blocker ${id} answered '${outcome.answer}')`);
     } else if (outcome.answered) {
       // Any other answer resumes: 'stop' is the only way to end the batch here.
       await Promise.all(waiting.map((state) => resume(state)));
     }
     // Unanswered, the deadline came (it stops the running tasks, the waiting ones among them), or no task waits any more.
     for (const state of waiting) state.pausedOn = undefined;
-    this.host.publish();
+    this.batch.publish();
   }
 }
 

@@ -1,7 +1,11 @@
 import type { BatchInput, BatchTask } from '../../shared/batch-input.js';
 import type { BatchTaskState } from '../../shared/batch-state.js';
 import { PRD_PROMPT_CHARS } from '../../shared/constants.js';
-import type { Delivery, InterfaceMismatch } from '../../shared/delivery.js';
+import type { IntegrateTasksRequest } from '../../activities/git/index.js';
+import { DEFAULT_ACCESS } from '../../shared/command-access.js';
+import { interfaceMismatches, type Delivery, type InterfaceMismatch } from '../../shared/delivery.js';
+import type { BatchParts } from './batch-parts.js';
+import { stateOf, taskOf } from './run-state.js';
 
 /** A dependency's summary as the model wrote it, cut so that many dependencies still fit. */
 const SUMMARY_CHARS = 1_500;
@@ -116,3 +120,26 @@ function mismatchLines(mismatches: readonly InterfaceMismatch[], task?: BatchTas
 export type DeliveryFacts = { delivered: Delivery; interfaceMismatches?: InterfaceMismatch[] };
 
 const cut = (text: string, chars: number) => (text.length <= chars ? text : `${text.slice(0, chars)} …`);
+
+/** What to ask the merge step to read of these tasks' merges; nothing for a run from before `batchTaskContext`. */
+export function deliveryRequest(batch: Pick<BatchParts, 'input' | 'patches'>, ids: string[]): IntegrateTasksRequest['describe'] {
+  if (!batch.patches.givesContext) return undefined;
+  const provides = Object.fromEntries(
+    ids.flatMap((id) => {
+      const declared = taskOf(batch.input, id).provides;
+      return declared ? [[id, declared]] : [];
+    }),
+  );
+  return { provides, access: DEFAULT_ACCESS };
+}
+
+/** Each merged task's delivery, checked against the interface it declared, kept for its dependents. */
+export function noteDeliveries(batch: Pick<BatchParts, 'input' | 'state'>, deliveries: Delivery[]): void {
+  for (const delivery of deliveries) {
+    const state = stateOf(batch.state, delivery.taskId);
+    if (!state) continue;
+    state.delivered = delivery;
+    const provides = taskOf(batch.input, delivery.taskId).provides;
+    if (provides?.length) state.interfaceMismatches = interfaceMismatches(provides, delivery.names);
+  }
+}

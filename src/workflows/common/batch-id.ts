@@ -1,4 +1,9 @@
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { SEARCH_ATTRIBUTES } from '../../shared/constants.js';
 import { fnv1a } from './error-signature.js';
+
+/** `CodeloopBatchId`: set on a batch and on each of its tasks' children. */
+export const batchIdKey = defineSearchAttributeKey(SEARCH_ATTRIBUTES.batchId, SearchAttributeType.KEYWORD);
 
 /** A batch id names its git branches and worktree directories, and keeps to the 64 characters `batchId` allows. */
 export const MAX_BATCH_ID_LENGTH = 64;
