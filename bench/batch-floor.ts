@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
@@ -14,6 +15,30 @@ interface Run {
   handOffMs: number[];
 }
 
+/** Clock ticks per second in /proc's CPU figures (`getconf CLK_TCK`; 100 on Linux). */
+const TICKS = 100;
+
+/**
+ * CPU time of this process (the workers and the SDK's threads), of the children it has waited for (git, the sandbox)
+ * and of the dev server, in seconds: what a run costs the machine, whatever the wall clock says.
+ */
+function cpuSeconds(serverPid: number | undefined): number {
+  const ticks = (pid: number | 'self', withChildren: boolean) => {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // Fields 14-17 of stat (utime, stime, cutime, cstime), counted from field 3 after the command name.
+    const [utime, stime, cutime, cstime] = fields.slice(11, 15).map(Number);
+    return utime + stime + (withChildren ? cutime + cstime : 0);
+  };
+  return (ticks('self', true) + (serverPid ? ticks(serverPid, true) : 0)) / TICKS;
+}
+
+/** Runs `run`, adding the CPU seconds it cost the machine (see `cpuSeconds`) to what it returns. */
+async function withCpu(env: BenchEnv, run: () => Promise<Run>): Promise<Run & { cpuSeconds: number }> {
+  const before = cpuSeconds(env.server.process.pid);
+  const figures = await run();
+  return { ...figures, cpuSeconds: cpuSeconds(env.server.process.pid) - before };
+}
+
 /**
  * codeloop's batch against the floor: the same 200-task DAG at the same `maxParallel`, once through
  * `batchConductorWorkflow` (an instant scripted model, a worktree, a commit and a merge per task) and once through a
@@ -26,8 +51,8 @@ export async function benchBatchFloor(env: BenchEnv): Promise<void> {
   const rows: (string | number)[][] = [];
   const load = [os.loadavg()[0]];
   for (const parallel of SETTINGS) {
-    const floor = await runFloor(env, bundle.code, parallel);
-    const codeloop = await measureBatch(env, env.bundlePath, parallel);
+    const floor = await withCpu(env, () => runFloor(env, bundle.code, parallel));
+    const codeloop = await withCpu(env, () => measureBatch(env, env.bundlePath, parallel));
     console.error(`batch floor: maxParallel ${parallel}: floor ${floor.makespanMs} ms, codeloop ${codeloop.makespanMs} ms`);
     const p = (run: Run, at: number) => percentile(run.handOffMs, at);
     rows.push(
@@ -41,6 +66,15 @@ export async function benchBatchFloor(env: BenchEnv): Promise<void> {
       ],
       [parallel, 'hand-off p50', `${p(floor, 50)} ms`, `${p(codeloop, 50)} ms`, ratio(p(codeloop, 50), p(floor, 50)), ''],
       [parallel, 'hand-off p95', `${p(floor, 95)} ms`, `${p(codeloop, 95)} ms`, ratio(p(codeloop, 95), p(floor, 95)), '≤ 1.5×'],
+      [parallel, 'CPU time', cpu(floor), cpu(codeloop), ratio(codeloop.cpuSeconds, floor.cpuSeconds), ''],
+      [
+        parallel,
+        `CPU time / ${os.cpus().length} cores`,
+        seconds((floor.cpuSeconds * 1000) / os.cpus().length),
+        seconds((codeloop.cpuSeconds * 1000) / os.cpus().length),
+        '',
+        '',
+      ],
     );
   }
   load.push(os.loadavg()[0]);
@@ -52,8 +86,10 @@ conductor (bench/floor/) that starts each task's child once its dependencies com
 trivial activity: no model, no git, the SDK's default worker settings, as codeloop's workers use. *codeloop*:
 \`batchConductorWorkflow\` with an instant scripted model; each task gets a worktree, a commit and a merge into the
 integration branch before its dependents start. Hand-off: a dependency's child finished → its dependent's child
-started, over dependents that became ready with a slot free. Load average (1 min) at the start and the end:
-${load.map((value) => value.toFixed(1)).join(' and ')} on ${os.cpus().length} cores.
+started, over dependents that became ready with a slot free. CPU time: user and system time of the bench process
+(its workers), of the processes it ran and waited for (git, the sandbox), and of the dev server, over the run; divided
+by the cores, it is the shortest makespan the machine allows for that much work. Load average (1 min) at the start
+and the end: ${load.map((value) => value.toFixed(1)).join(' and ')} on ${os.cpus().length} cores.
 
 ${table(['maxParallel', 'figure', 'floor', 'codeloop', 'codeloop / floor', 'goal'], rows)}
 `;
@@ -89,4 +125,5 @@ async function runFloor(env: BenchEnv, code: string, parallel: number): Promise<
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const cpu = (run: { cpuSeconds: number }) => `${run.cpuSeconds.toFixed(1)} CPU-s`;
 const ratio = (value: number, floor: number) => (floor > 0 ? `${(value / floor).toFixed(2)}×` : '-');
