@@ -64,9 +64,9 @@ export const PATCHES = {
   taskEnvironment: { id: 'task-environment', added: '2026-11-26', deprecateAfter: '2026-12-26' },
   /** A batch task's merge is read for what it delivered; each task starts with the PRD, the plan and its dependencies' deliveries. */
   batchTaskContext: { id: 'batch-task-context', added: '2026-11-26', deprecateAfter: '2026-12-26' },
-  /** The gates run on the integration branch after each merge; a merge that breaks them fails its task, with one correction round. */
   /** Planning compacts its conversation and keeps within spend caps before each model call, as a task does. */
   planRunGuards: { id: 'plan-run-guards', added: '2026-11-26', deprecateAfter: '2026-12-26' },
+  /** The gates run on the integration branch after each merge; a merge that breaks them fails its task, with one correction round. */
   batchVerifiesIntegration: { id: 'batch-verifies-integration', added: '2026-11-26', deprecateAfter: '2026-12-26' },
   /** A batch task whose merge conflicts is re-run once on the new base, told which files conflicted, before a human is asked. */
   batchConflictReruns: { id: 'batch-conflict-reruns', added: '2026-11-27', deprecateAfter: '2026-12-27' },
