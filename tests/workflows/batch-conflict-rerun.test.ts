@@ -3,9 +3,18 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { BatchResult, BatchStateSnapshot } from '../../src/shared/batch-state.js';
+import { addUsage } from '../../src/shared/conversation.js';
 import { answerBlockerSignal, getBatchStateQuery } from '../../src/shared/messages.js';
 import { batchTask, startBatchOn, waitForBatch } from '../support/batch.js';
-import { byTask, byTurn, isForTask, type RecordedRequest, type Responder, type ScriptedTurn } from '../support/fake-messages-api.js';
+import {
+  byTask,
+  byTurn,
+  isForTask,
+  reportedUsage,
+  type RecordedRequest,
+  type Responder,
+  type ScriptedTurn,
+} from '../support/fake-messages-api.js';
 import { eventually } from '../support/polling.js';
 import { recordHistory } from '../support/record-history.js';
 import { useTaskHarness } from '../support/task-harness.js';
@@ -73,6 +82,11 @@ describe('a merge conflict', () => {
     const at = (id: string) => result.tasks.find((candidate) => candidate.id === id)!;
     expect(at('b')).toMatchObject({ status: 'completed', attempts: 2, conflictReruns: [{ files: ['x.txt'] }] });
     expect(at('a')).toMatchObject({ status: 'completed', attempts: 1 });
+    // b's figures add up both of its runs: two model calls each, every token the fake counted for them.
+    const bCalls = harness.fake.requests.slice(since).filter((request) => isForTask(request, 'Task b'));
+    expect(bCalls).toHaveLength(4);
+    expect(at('b').iterations).toBe(4);
+    expect(at('b').usage).toEqual(bCalls.map(reportedUsage).reduce(addUsage));
     expect(at('a').conflictReruns).toBeUndefined();
     expect(runsOf('Task b', since)).toEqual([undefined, 'x.txt']);
     expect(fileOnBranch(repo, result.integrationBranch!, 'x.txt')).toBe('x = a\nx2 = b\n');
@@ -85,6 +99,7 @@ describe('a merge conflict', () => {
     expect(state.openBlockers).toEqual([]);
     expect(state.answeredBlockers).toEqual([]);
     await recordHistory('batch-conflict-rerun-merged', handle);
+    await recordHistory('batch-rerun-counts-every-run', handle);
   }, 180_000);
 
   /**

@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, test } from 'vitest';
 import type { BatchTaskState, BatchTaskStatus } from '../../src/shared/batch-state.js';
 import { emptyUsage } from '../../src/shared/conversation.js';
+import { BatchBudget } from '../../src/workflows/batch/budget.js';
 import { InFlight } from '../../src/workflows/batch/in-flight.js';
 import { readyOnceMerged } from '../../src/workflows/batch/scheduler.js';
 import * as lifecycle from '../../src/workflows/batch/task-lifecycle.js';
@@ -168,5 +169,41 @@ describe('InFlight', () => {
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect((inFlight.fault as Error).message).toBe('first');
     expect(inFlight.idle()).toBe(true);
+  });
+});
+
+describe('a task that runs more than once', () => {
+  const rerun = (countsEveryRun: boolean) => {
+    const state = task('a', 'running');
+    lifecycle.finish(state, report('failed', 'boom'), false, countsEveryRun);
+    lifecycle.requeue(state);
+    lifecycle.start(state);
+    return state;
+  };
+
+  test('adds each run to its figures, so the batch totals count every run', () => {
+    const state = rerun(true);
+    lifecycle.finish(state, report('completed'), false, true);
+    expect(state).toMatchObject({ status: 'merging', iterations: 6, costUsd: 1, usage: { inputTokens: 20 } });
+  });
+
+  test('in a run from before that, its last run replaced the figures', () => {
+    const state = rerun(false);
+    lifecycle.finish(state, report('completed'), false, false);
+    expect(state).toMatchObject({ iterations: 3, costUsd: 0.5 });
+  });
+
+  test("counts the earlier runs and the running one's reported spend against the budget, and keeps both when stopped", () => {
+    const state = rerun(true);
+    const budget = new BatchBudget(2, undefined, true);
+    budget.noteSpend('a', { costUsd: 0.25, byPurpose: { default: { costUsd: 0.25, calls: 1, usage: emptyUsage() } } });
+    expect(budget.spent([state]).spentUsd).toBe(0.75);
+    budget.settle(state);
+    expect(state.costUsd).toBe(0.75);
+    lifecycle.stopAtDeadline(state, 'stopped at the budget');
+    expect(budget.spent([state]).spentUsd).toBe(0.75);
+    const before = new BatchBudget(2, undefined, false);
+    before.noteSpend('a', { costUsd: 0.25, byPurpose: {} });
+    expect(before.spent([rerun(false)]).spentUsd).toBe(0.25);
   });
 });

@@ -79,7 +79,7 @@ export class BatchRun implements BatchParts {
     this.desk = new BlockerDesk(parts?.desk, () => this.publish());
     this.deadline = new DeadlineWatch(state.deadlineAt);
     this.patches = batchPatches();
-    this.budget = new BatchBudget(input.maxCostUsd, parts?.budget);
+    this.budget = new BatchBudget(input.maxCostUsd, parts?.budget, this.patches.countsEveryRun);
     this.onHost = hostRunner(this, TaskInputFieldsSchema.shape.hostTimeout.parse(input.taskDefaults.hostTimeout));
     this.merges = this.patches.mergesTogether
       ? new MergeQueue(this, new WorktreeCleanup(this.inFlight), this.patches.mergesPipelined)
@@ -209,7 +209,8 @@ export class BatchRun implements BatchParts {
     const state = this.state.states.find((candidate) => candidate.id === taskId)!;
     if (state.status !== 'running' || report.kind !== 'finished') return;
     if (this.patches.answersFromReports) addReportedAnswers(state, report);
-    lifecycle.finish(state, report, this.input.requireVerified);
+    lifecycle.finish(state, report, this.input.requireVerified, this.patches.countsEveryRun);
+    this.budget.runEnded(state);
     // Completed work the batch takes (verified, unless it requires that) goes to be merged.
     if ((state.status as BatchTaskStatus) === 'merging') {
       this.merges.merge(state).catch((error) => this.inFlight.fail(error));

@@ -28,6 +28,8 @@ export interface BatchPatches {
   rerunsConflicts: boolean;
   /** Its tasks report a model outage past their retries and it asks once for all (`batchPausesOnOutage`). */
   pausesOnOutage: boolean;
+  /** A task's runs add up in its figures and the budget (`batchCountsEveryRun`); before, its last run replaced them. */
+  countsEveryRun: boolean;
 }
 
 /** The patches this run applies, asked in the order the batch has always asked them: a history meets its markers in order. */
@@ -44,6 +46,7 @@ export function batchPatches(): BatchPatches {
     givesContext: applies('batchTaskContext'),
     rerunsConflicts: applies('batchConflictReruns'),
     pausesOnOutage: applies('batchPausesOnOutage'),
+    countsEveryRun: applies('batchCountsEveryRun'),
   };
 }
 

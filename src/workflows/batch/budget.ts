@@ -16,7 +16,15 @@ export class BatchBudget {
   /** The highest limit the batch has acted on. */
   acted?: 'soft' | 'hard';
 
-  constructor(maxCost: MaxCost | undefined, carry?: { live: BudgetCarry; acted?: 'soft' | 'hard' }) {
+  /**
+   * `countsEveryRun` (`batchCountsEveryRun`): a task's figures add up its runs, so a running task costs its earlier
+   * runs' figures plus what its current run reported; before, only the current run counted.
+   */
+  constructor(
+    maxCost: MaxCost | undefined,
+    carry?: { live: BudgetCarry; acted?: 'soft' | 'hard' },
+    private readonly countsEveryRun = false,
+  ) {
     this.limits = maxCost === undefined ? undefined : costLimits(maxCost);
     this.live = carry?.live ?? {};
     this.acted = carry?.acted;
@@ -26,9 +34,21 @@ export class BatchBudget {
     this.live[taskId] = spend;
   }
 
+  /** The task's run ended and its figures are in its state: what it reported as it ran no longer counts apart. */
+  runEnded(state: BatchTaskState): void {
+    if (this.countsEveryRun) delete this.live[state.id];
+  }
+
   /** A running task stopped by the batch keeps the spend it last reported as its own figures (its own report is ignored). */
   settle(state: BatchTaskState): void {
     const live = this.live[state.id];
+    if (this.countsEveryRun) {
+      if (!live) return;
+      state.costUsd = (state.costUsd ?? 0) + live.costUsd;
+      state.spendByPurpose = sumSpendByPurpose([state.spendByPurpose, live.byPurpose]);
+      this.runEnded(state);
+      return;
+    }
     if (!live || live.costUsd <= (state.costUsd ?? 0)) return;
     state.costUsd = live.costUsd;
     if (live.byPurpose) state.spendByPurpose = live.byPurpose;
@@ -37,8 +57,11 @@ export class BatchBudget {
   /** What the batch has spent: a running task by its last report, any other by its final figures. */
   spent(states: BatchTaskState[]): { spentUsd: number; byPurpose: SpendByPurpose } {
     const spends = states.flatMap((state) => {
-      const spend = state.status === 'running' ? this.live[state.id] : { costUsd: state.costUsd ?? 0, byPurpose: state.spendByPurpose };
-      return spend ? [spend] : [];
+      const ended = { costUsd: state.costUsd ?? 0, byPurpose: state.spendByPurpose };
+      if (state.status !== 'running') return [ended];
+      const live = this.live[state.id];
+      if (!this.countsEveryRun) return live ? [live] : [];
+      return live ? [ended, live] : [ended];
     });
     return {
       spentUsd: spends.reduce((sum, spend) => sum + spend.costUsd, 0),

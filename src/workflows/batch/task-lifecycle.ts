@@ -1,5 +1,7 @@
 import { ApplicationFailure } from '@temporalio/workflow';
 import type { BatchTaskState, BatchTaskStatus, FinishedReport } from '../../shared/batch-state.js';
+import { addUsage, emptyUsage } from '../../shared/conversation.js';
+import { sumSpendByPurpose } from '../../shared/models.js';
 import { workflowNow } from '../common/workflow-time.js';
 
 /**
@@ -63,13 +65,10 @@ export function noteBlockers(state: BatchTaskState, open: { id: string; question
  * The child reported its end: completed work goes on to be merged; a failure or cancellation ends the task, and so
  * does work that completed `unverified` when the batch requires `verified`.
  */
-export function finish(state: BatchTaskState, report: FinishedReport, requireVerified = false): void {
+export function finish(state: BatchTaskState, report: FinishedReport, requireVerified = false, countsEveryRun = false): void {
   const figures = {
     finishedAt: workflowNow(),
-    iterations: report.iterations,
-    usage: report.usage,
-    costUsd: report.costUsd,
-    spendByPurpose: report.spendByPurpose,
+    ...(countsEveryRun ? withEarlierRuns(state, report) : runFigures(report)),
     blockedOn: undefined,
     pausedOn: undefined,
     // The re-run after a conflict has ended: a later run (a retry, a correction round) is not told about that conflict.
@@ -84,6 +83,25 @@ export function finish(state: BatchTaskState, report: FinishedReport, requireVer
     move(state, 'failed', { ...figures, reason: `completed unverified, and the batch requires verified work: ${why}` });
   } else if (report.status === 'completed') move(state, 'merging', figures);
   else move(state, report.status, { ...figures, reason: report.reason });
+}
+
+/** What one run of the task used. */
+const runFigures = (report: FinishedReport) => ({
+  iterations: report.iterations,
+  usage: report.usage,
+  costUsd: report.costUsd,
+  spendByPurpose: report.spendByPurpose,
+});
+
+/** What every run of the task used so far: the earlier runs' figures and this one's, added up. */
+function withEarlierRuns(state: BatchTaskState, report: FinishedReport): ReturnType<typeof runFigures> {
+  if (state.iterations === undefined && state.costUsd === undefined) return runFigures(report);
+  return {
+    iterations: (state.iterations ?? 0) + report.iterations,
+    usage: addUsage(state.usage ?? emptyUsage(), report.usage),
+    costUsd: (state.costUsd ?? 0) + report.costUsd,
+    spendByPurpose: sumSpendByPurpose([state.spendByPurpose, report.spendByPurpose]),
+  };
 }
 
 /** Its branch is in the integration branch. */

@@ -75,6 +75,11 @@ export const PATCHES = {
    * question (`retry` / `stop`) for all of its tasks instead of each task asking its own.
    */
   batchPausesOnOutage: { id: 'batch-pauses-on-outage', added: '2026-11-27', deprecateAfter: '2026-12-27' },
+  /**
+   * A batch task that runs again (a retry, a correction round, a re-run after a conflict) adds each run's iterations,
+   * usage and spend to the earlier runs' instead of replacing them, so the batch's totals and `maxCostUsd` count them all.
+   */
+  batchCountsEveryRun: { id: 'batch-counts-every-run', added: '2026-11-27', deprecateAfter: '2026-12-27' },
 } as const satisfies Record<string, Patch>;
 
 export type PatchName = keyof typeof PATCHES;
