@@ -106,7 +106,10 @@ describe('a merge conflict', () => {
    * a and b collide in x.txt; b's re-run, cut once a merged, then collides in y.txt with c, which merges while the
    * re-run works: the second conflict is real, and a human is asked.
    */
-  async function conflictTwice(third: Responder) {
+  async function conflictTwice(
+    third: Responder,
+    more: { tasks?: ReturnType<typeof task>[]; responders?: Record<string, Responder>; input?: object } = {},
+  ) {
     const batchId = uniqueName('twice');
     const repo = makeGitRepo({ 'x.txt': 'x = 1\n', 'y.txt': 'y = 1\n' });
     const since = harness.fake.requests.length;
@@ -129,9 +132,11 @@ describe('a merge conflict', () => {
           return told ? bRerun(request) : bFirst(request);
         },
         'Task c': cAfterRerunStarted,
+        ...more.responders,
       }),
     );
-    const handle = await startBatch({ batchId, workspace: repo, tasks: [task('a'), task('b'), task('c')] });
+    const tasks = [task('a'), task('b'), task('c'), ...(more.tasks ?? [])];
+    const handle = await startBatch({ batchId, workspace: repo, tasks, ...more.input });
     const asked = await waitForBatch(handle, (state: BatchStateSnapshot) => state.openBlockers.length > 0);
     return { handle, repo, since, asked };
   }
@@ -184,5 +189,35 @@ describe('a merge conflict', () => {
     ]);
     expect(runsOf('Task b', since)).toEqual([undefined, 'x.txt']);
     expect(fileOnBranch(repo, result.integrationBranch!, 'y.txt')).toBe('y = c + b\n');
+  }, 180_000);
+  test('answered "retry" once a fail-fast batch is ending, fails instead of waiting for a start that never comes', async () => {
+    let questionOpen = false;
+    // d fails (its question times out) only once b's conflict question is open: the batch is then ending.
+    const dFailsLater = byTurn([
+      async () => {
+        await eventually(async () => questionOpen, Boolean, "b's conflict question never opened");
+        return { toolCalls: [{ name: 'raise_blocker', input: { question: 'Which port?' } }] };
+      },
+    ]);
+    const { handle } = await conflictTwice(
+      () => {
+        throw new Error('a batch that is ending must not run the task again');
+      },
+      {
+        tasks: [task('d')],
+        responders: { 'Task d': dFailsLater },
+        input: { onFailure: 'fail-fast', taskDefaults: { blockerTimeout: '2s', onBlockerTimeout: 'fail' } },
+      },
+    );
+    questionOpen = true;
+    await waitForBatch(handle, (state: BatchStateSnapshot) => state.tasks.find((candidate) => candidate.id === 'd')?.status === 'failed');
+    await handle.signal(answerBlockerSignal, { answer: 'retry' });
+
+    const result = (await handle.result()) as BatchResult;
+    expect(result.status).toBe('failed');
+    const b = result.tasks.find((candidate) => candidate.id === 'b')!;
+    expect(b).toMatchObject({ status: 'failed', attempts: 2 });
+    expect(b.reason).toMatch(/^a human answered 'retry' to its merge conflict in y\.txt, but the batch is ending \(failed\)/);
+    await recordHistory('batch-ending-runs-nothing-again', handle);
   }, 180_000);
 });

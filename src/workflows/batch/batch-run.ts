@@ -199,7 +199,13 @@ export class BatchRun implements BatchParts {
 
   retry(taskId: string): void {
     // Past the deadline nothing starts again; `codeloop batch resume` starts a new batch for what is left.
-    const problem = this.state.outcome === 'deadline' ? 'the batch is past its deadline' : reviveForRetry(this.state.states, taskId);
+    const { outcome } = this.state;
+    const problem =
+      outcome === 'deadline'
+        ? 'the batch is past its deadline'
+        : this.patches.endingRunsNothingAgain && ending(this.state)
+          ? `the batch is ending (${outcome}) and starts nothing new`
+          : reviveForRetry(this.state.states, taskId);
     if (problem) log.warn('retryTask ignored', { taskId, problem });
     this.publish();
   }

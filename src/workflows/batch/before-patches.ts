@@ -30,6 +30,8 @@ export interface BatchPatches {
   pausesOnOutage: boolean;
   /** A task's runs add up in its figures and the budget (`batchCountsEveryRun`); before, its last run replaced them. */
   countsEveryRun: boolean;
+  /** In a batch that is ending, a task sent to run again fails instead (`batchEndingRunsNothingAgain`); before, it waited for ever. */
+  endingRunsNothingAgain: boolean;
 }
 
 /** The patches this run applies, asked in the order the batch has always asked them: a history meets its markers in order. */
@@ -47,6 +49,7 @@ export function batchPatches(): BatchPatches {
     rerunsConflicts: applies('batchConflictReruns'),
     pausesOnOutage: applies('batchPausesOnOutage'),
     countsEveryRun: applies('batchCountsEveryRun'),
+    endingRunsNothingAgain: applies('batchEndingRunsNothingAgain'),
   };
 }
 

@@ -83,6 +83,7 @@ async function resolveConflict(batch: BatchParts, merger: Merger, state: BatchTa
   // Unanswered by the deadline, a conflict is skipped like one answered 'skip'.
   const decision = conflictDecision(await batch.desk.ask(question, batch.deadline.remainingMs()));
   if (decision === 'retry') {
+    if (cannotRunAgain(batch, state, `a human answered 'retry' to its merge conflict in ${files.join(', ')}`)) return;
     if (batch.patches.rerunsConflicts) noteConflictRerun(state, files);
     lifecycle.requeue(state);
   } else if (decision === 'resolved') {
@@ -117,6 +118,7 @@ function integrationBroken(batch: BatchParts, state: BatchTaskState, failure: In
   for (const dependent of batch.state.states) if (dependent.dependsOn.includes(state.id)) delete batch.state.prepared[dependent.id];
   log.warn('integration branch fails after a merge', { taskId: state.id, gates: failure.gates });
   if ((state.integrationRounds ?? 0) === 0) {
+    if (cannotRunAgain(batch, state, `its merge breaks the integration branch (${failure.gates.join(', ')} fail)`)) return;
     state.integrationRounds = 1;
     lifecycle.requeue(state);
     batch.publish();
@@ -130,6 +132,7 @@ async function askAboutIntegration(batch: BatchParts, state: BatchTaskState, fai
   const question = integrationQuestion(state, placeOf(batch.input, batch.state, state.id).repo, failure);
   const decision = integrationDecision(await batch.desk.ask(question, batch.deadline.remainingMs()));
   if (decision === 'retry') {
+    if (cannotRunAgain(batch, state, `a human answered 'retry' to its merge breaking ${failure.gates.join(', ')}`)) return;
     state.integrationRounds = (state.integrationRounds ?? 0) + 1;
     lifecycle.requeue(state);
   } else if (decision === 'accept') {
@@ -140,4 +143,16 @@ async function askAboutIntegration(batch: BatchParts, state: BatchTaskState, fai
     onFailure(batch, state);
   }
   batch.publish();
+}
+
+/**
+ * A task that would run again in a batch that is ending, where nothing new starts: it fails instead, saying why, and
+ * the failure policy applies (`batchEndingRunsNothingAgain`; before, it went back to pending and the batch waited for
+ * ever). Returns whether it did.
+ */
+function cannotRunAgain(batch: BatchParts, state: BatchTaskState, why: string): boolean {
+  if (!batch.patches.endingRunsNothingAgain || !ending(batch.state)) return false;
+  lifecycle.failMerge(state, `${why}, but the batch is ending (${batch.state.outcome}) and starts nothing new`);
+  onFailure(batch, state);
+  return true;
 }

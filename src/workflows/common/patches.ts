@@ -80,6 +80,12 @@ export const PATCHES = {
    * usage and spend to the earlier runs' instead of replacing them, so the batch's totals and `maxCostUsd` count them all.
    */
   batchCountsEveryRun: { id: 'batch-counts-every-run', added: '2026-11-27', deprecateAfter: '2026-12-27' },
+  /**
+   * A batch that is ending (`fail-fast` after a failure, its budget, a stop) starts nothing new, so a task it would
+   * run again (a conflict or broken merge answered 'retry', a first correction round, `retryTask`) fails, saying why,
+   * instead of waiting as pending for a start that never comes.
+   */
+  batchEndingRunsNothingAgain: { id: 'batch-ending-runs-nothing-again', added: '2026-11-27', deprecateAfter: '2026-12-27' },
 } as const satisfies Record<string, Patch>;
 
 export type PatchName = keyof typeof PATCHES;
