@@ -198,4 +198,39 @@ describe('a model outage past the retries', () => {
     await handle.signal(answerBlockerSignal, { answer: 'retry' });
     expect(((await handle.result()) as BatchResult).status).toBe('completed');
   }, 180_000);
+  test("a compaction summary that fails on both models waits for the batch's one question too, not a blocker of its own", async () => {
+    // The agent's turns fill a 20k window, so the third call is the summary; the API goes down as it is asked.
+    const agent = [
+      { text: `plan ${'p'.repeat(56_000)}`, toolCalls: [{ name: 'run_command', input: { command: 'echo plan' } }] },
+      { text: 'a', toolCalls: [{ name: 'run_command', input: { command: 'echo a' } }] },
+      { text: 'done' },
+    ];
+    let turns = 0;
+    let wentDown = false;
+    const isSummary = (request: RecordedRequest) => (request.body.tools ?? []).length === 0;
+    harness.fake.setResponder((request) => {
+      if (isSummary(request) && !wentDown) [api.down, wentDown] = [true, true];
+      if (api.down) return OVERLOADED;
+      return isSummary(request) ? { text: '- planned; nothing is unresolved' } : agent[turns++];
+    });
+    const since = harness.fake.requests.length;
+    const handle = await startBatch({
+      workspace: makeGitRepo(),
+      taskDefaults: { contextWindow: 20_000, models: { summary: 'claude-summary' } },
+      tasks: [task('a')],
+    });
+    const paused = await waitForBatch(handle, (state) => pausedOn(state, 'a') !== undefined);
+    expect(paused.openBlockers).toMatchObject([{ origin: 'model-outage' }]);
+    // Both models were tried past their retries, and the task asked no one itself.
+    const summaries = harness.fake.requests.slice(since).filter(isSummary);
+    expect(summaries.filter((request) => request.body.model === 'claude-summary')).toHaveLength(RETRY_BUDGET);
+    expect(summaries.filter((request) => request.body.model !== 'claude-summary')).toHaveLength(RETRY_BUDGET);
+    expect((await child(handle, 'a').query(getStateQuery)).openBlockers).toEqual([]);
+    api.down = false;
+    await handle.signal(answerBlockerSignal, { answer: 'retry' });
+    const result = (await handle.result()) as BatchResult;
+    expect(result.status).toBe('completed');
+    expect(result.tasks[0].spendByPurpose?.summary?.calls).toBe(1);
+    await recordHistory('task-summary-waits-for-batch', child(handle, 'a'));
+  }, 180_000);
 });

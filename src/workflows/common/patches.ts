@@ -86,6 +86,11 @@ export const PATCHES = {
    * instead of waiting as pending for a start that never comes.
    */
   batchEndingRunsNothingAgain: { id: 'batch-ending-runs-nothing-again', added: '2026-11-27', deprecateAfter: '2026-12-27' },
+  /**
+   * A side call (a compaction summary) that fails past its retries on both models in a batch that pauses on a model
+   * outage waits for the batch's one question, as the agent's own calls do, instead of asking a human of its own.
+   */
+  sideCallsWaitForBatch: { id: 'side-calls-wait-for-batch', added: '2026-11-27', deprecateAfter: '2026-12-27' },
 } as const satisfies Record<string, Patch>;
 
 export type PatchName = keyof typeof PATCHES;

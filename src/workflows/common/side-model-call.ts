@@ -9,13 +9,19 @@ export interface SideCallHost {
   askHuman(spec: BlockerSpec): Promise<string>;
   /** Ends the run as failed; never returns. */
   stop(message: string): never;
+  /**
+   * Someone other than a human who answers for these failures, when there is one (a batch that pauses on a model
+   * outage): resolves true once told to call again, false when it does not answer for them.
+   */
+  waitElsewhere?(failures: ActivityFailure[]): Promise<boolean>;
 }
 
 /**
  * A model call off the main path (a compaction summary, a planning turn), which must not fail its task or plan at
  * once: the activity's own retries first; then, when the call failed for good (a model the account cannot use, an
- * outage past the retries), the same request on the task's default model; then a human, told which models failed
- * and how, who answers 'retry' or 'stop'. Runs from before `sideCallsRecover` failed at the first error, and
+ * outage past the retries), the same request on the task's default model; then whoever answers for such failures
+ * (`waitElsewhere`: a task's batch, for an outage), or else a human, told which models failed and how, who answers
+ * 'retry' or 'stop'. Runs from before `sideCallsRecover` failed at the first error, and
  * replay so.
  */
 export async function callSideModel(
@@ -31,6 +37,7 @@ export async function callSideModel(
     const again = { ...request, model: fallback.model, modelOf: 'default' as const };
     const second = await attempt(again, `${summary} (the task's default model)`);
     if ('turn' in second) return second.turn;
+    if (host.waitElsewhere && applies('sideCallsWaitForBatch') && (await host.waitElsewhere([primary.error, second.error]))) continue;
     const answer = await host.askHuman({
       origin: 'model-unavailable',
       question:

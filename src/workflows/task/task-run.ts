@@ -1,4 +1,12 @@
-import { allHandlersFinished, ApplicationFailure, condition, continueAsNew, log, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
+  continueAsNew,
+  log,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Blocker } from '../../shared/blockers.js';
 import { DEFAULT_MODEL, MAX_OUTPUT_TOKENS } from '../../shared/constants.js';
 import type { Message, ModelTurn, ToolUseBlock } from '../../shared/conversation.js';
@@ -278,7 +286,11 @@ export class TaskRun implements PolicyHost {
       { ...request, maxTokens: SUMMARY_MAX_TOKENS, toolSet: 'none' },
       `compact: summarise ${older.length} messages`,
       { model: modelFor(this.input, 'default') },
-      { askHuman: (spec) => this.askHuman(spec), stop: (message) => this.fail('model_unavailable', ErrorType.TaskFailed, message) },
+      {
+        askHuman: (spec) => this.askHuman(spec),
+        stop: (message) => this.fail('model_unavailable', ErrorType.TaskFailed, message),
+        ...(this.outage ? { waitElsewhere: (failures) => this.waitOutOutage(failures) } : {}),
+      },
     );
     this.spend.add(turn, 'summary');
     return finalText(turn.content);
@@ -311,6 +323,15 @@ export class TaskRun implements PolicyHost {
         if (!batchAnswered) await askForGuidance(this, plan.ask, plan.reason);
       }
     }
+  }
+
+  /** A side call that failed on both models for an outage waits for the batch, as the agent's own calls do. */
+  private async waitOutOutage(failures: ActivityFailure[]): Promise<boolean> {
+    const outage = failures.every((error) => {
+      const plan = planForModelFailure(error);
+      return plan !== undefined && 'ask' in plan && plan.ask.origin === 'model-unavailable';
+    });
+    return outage && this.waitForBatch(failureText(failures.at(-1)));
   }
 
   /**
