@@ -54,7 +54,7 @@ export class BatchBudget {
     if (live.byPurpose) state.spendByPurpose = live.byPurpose;
   }
 
-  /** What the batch has spent: a running task by its last report, any other by its final figures. */
+  /** What the batch has spent: a running task by its last report (and its earlier runs, counting every run), any other by its figures. */
   spent(states: BatchTaskState[]): { spentUsd: number; byPurpose: SpendByPurpose } {
     const spends = states.flatMap((state) => {
       const ended = { costUsd: state.costUsd ?? 0, byPurpose: state.spendByPurpose };
