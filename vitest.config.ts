@@ -41,6 +41,9 @@ export const shared = {
  */
 export const sharedWithWorkers = { ...shared, setupFiles: ['tests/support/quiet-runtime.ts'] };
 
+/** Each file's CPU time appended to `CODELOOP_TEST_CPU_LOG` when it is set (see tests/support/cpu-account.ts). */
+const cpuAccount = process.env.CODELOOP_TEST_CPU_LOG ? ['tests/support/cpu-account.ts'] : [];
+
 export default defineConfig({
   test: {
     // Worker counts are set for the whole run: four processes for the Temporal files, one thread for the unit tests.
@@ -57,6 +60,7 @@ export default defineConfig({
           name: 'unit',
           include: UNIT_TESTS,
           pool: 'threads',
+          setupFiles: cpuAccount,
           poolOptions: { threads: { isolate: false } },
           testTimeout: shared.testTimeout,
         },
@@ -65,6 +69,7 @@ export default defineConfig({
         test: {
           globalSetup: shared.globalSetup,
           pool: shared.pool,
+          setupFiles: cpuAccount,
           testTimeout: shared.testTimeout,
           hookTimeout: shared.hookTimeout,
           name: 'temporal',

@@ -10,6 +10,7 @@ import { createSandbox, SandboxUnavailableError } from '../src/activities/proces
 import { CONFIG_VARIABLES, ConfigError, loadConfig, readModelCredentials, readPayloadKeys } from '../src/config.js';
 import { createCodeloopWorkers } from '../src/create-workers.js';
 import { connectTemporal } from './support/temporal.js';
+import { workerBundlePath } from './support/test-output.js';
 
 const DEFAULTS = {
   temporal: { address: '127.0.0.1:7233', addressSet: false, namespace: 'default', taskQueue: 'codeloop' },
@@ -201,10 +202,12 @@ describe('entry points: a bad value is one line on stderr and exit code 1, befor
       ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
       (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
     );
+  // The worker compiled for the run: the same checks for half the CPU of going through tsx, whose entry point the
+  // sandbox test runs. `npm start` is not compiled (its bundle would hold the worker's entry point too).
   const tsx = (file: string) => ['--import', 'tsx', path.resolve(file)];
 
   test('the worker', async () => {
-    const result = await run(tsx('src/worker.ts'), { CODELOOP_LOG_LEVEL: 'loud' });
+    const result = await run([workerBundlePath], { CODELOOP_LOG_LEVEL: 'loud' });
     expect(result.code).toBe(1);
     expect(result.stderr.trim().split('\n')).toEqual([
       'CODELOOP_LOG_LEVEL must be one of TRACE, DEBUG, INFO, WARN, ERROR, e.g. INFO; got "loud"',
@@ -226,7 +229,7 @@ describe('entry points: a bad value is one line on stderr and exit code 1, befor
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const address = `127.0.0.1:${(taken.address() as net.AddressInfo).port}`;
     try {
-      const result = await run(tsx('src/worker.ts'), { CODELOOP_METRICS_ADDRESS: address });
+      const result = await run([workerBundlePath], { CODELOOP_METRICS_ADDRESS: address });
       expect(result.code).toBe(1);
       expect(result.stderr.trim().split('\n')).toEqual([
         expect.stringMatching(

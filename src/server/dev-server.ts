@@ -24,6 +24,8 @@ export interface DevServerOptions {
   searchAttributes?: boolean;
   /** A codec server the Web UI decodes payloads through (`--ui-codec-endpoint`). */
   uiCodecEndpoint?: string;
+  /** Variables over this process's environment for the server's, e.g. `GOGC` for its garbage collector. */
+  env?: NodeJS.ProcessEnv;
   /** The `temporal` binary to run; unset, `ensureTemporalBinary` finds (or installs) one, `TEMPORAL_CLI_PATH` first. */
   temporalCliPath?: string;
 }
@@ -66,7 +68,11 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   for (const [key, value] of Object.entries({ ...FAST_TASK_QUEUE_READS, ...options.dynamicConfig })) {
     args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   }
-  const child = spawn(binary, args, { stdio: ['ignore', options.stdio ?? 'ignore', options.stdio ?? 'ignore'], detached: false });
+  const child = spawn(binary, args, {
+    stdio: ['ignore', options.stdio ?? 'ignore', options.stdio ?? 'ignore'],
+    detached: false,
+    env: { ...process.env, ...options.env },
+  });
   const address = `127.0.0.1:${options.port}`;
   let exited: string | undefined;
   child.once('exit', (code, signal) => (exited = `temporal server exited (code ${code}, signal ${signal})`));

@@ -171,7 +171,8 @@ test('a worker killed mid-task with the store on is replaced, and the task compl
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   await first.kill();
-  const second = await spawnWorker(env);
+  // The replacement runs in this process: a worker like the killed one, without a second process to start.
+  const second = await startWorkers(temporal, { taskQueue, env, hostId: env.CODELOOP_HOST_ID });
   try {
     expect(await handle.result()).toMatchObject({ status: 'completed', summary: `Copied ${marker}.` });
     expect(fake.requests.length - before).toBeGreaterThanOrEqual(3);

@@ -4,7 +4,7 @@ import type { batchConductorWorkflow } from '../../src/workflows/index.js';
 import { countRuns, waitForBatch } from '../support/batch.js';
 import { byTurn, startFakeMessagesApi, type FakeMessagesApi, type Responder } from '../support/fake-messages-api.js';
 import { recordHistory } from '../support/record-history.js';
-import { connectTemporal, modelEnv, uniqueName, type TestTemporal } from '../support/temporal.js';
+import { connectTemporal, modelEnv, startWorkers, uniqueName, type TestTemporal } from '../support/temporal.js';
 import { spawnWorker } from '../support/worker-process.js';
 import { fileOnBranch, makeGitRepo } from '../support/workspace.js';
 
@@ -50,7 +50,8 @@ test('SIGKILL the worker mid-batch: a new worker completes it, every task run ex
   });
   await waitForBatch(handle, (state) => state.counts.completed >= 2 && state.counts.running >= 1, 50);
   await first.kill();
-  const second = await spawnWorker(env);
+  // The replacement runs in this process: a worker like the killed one, without a second process to start.
+  const second = await startWorkers(temporal, { taskQueue, env, hostId: env.CODELOOP_HOST_ID });
   try {
     const result = (await handle.result()) as BatchResult;
     expect(result.status).toBe('completed');

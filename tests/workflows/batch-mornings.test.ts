@@ -19,7 +19,7 @@ import { eventually } from '../support/polling.js';
 import { recordHistory } from '../support/record-history.js';
 import { scheduledRuns } from '../support/schedules.js';
 import { useTaskHarness } from '../support/task-harness.js';
-import { modelEnv, uniqueName } from '../support/temporal.js';
+import { modelEnv, startWorkers, uniqueName } from '../support/temporal.js';
 import { spawnWorker } from '../support/worker-process.js';
 import { fileOnBranch } from '../support/workspace.js';
 
@@ -248,7 +248,7 @@ describe('the night ends at a pull request and a message', () => {
       CODELOOP_HOST_ID: uniqueName('mornings-host'),
     };
     const first = await spawnWorker(env, { startTimeoutMs: 90_000 });
-    let second: Awaited<ReturnType<typeof spawnWorker>> | undefined;
+    let second: Awaited<ReturnType<typeof startWorkers>> | undefined;
     try {
       const handle = await harness.temporal.client.workflow.start<typeof batchConductorWorkflow>('batchConductorWorkflow', {
         args: [
@@ -265,7 +265,8 @@ describe('the night ends at a pull request and a message', () => {
       await opened;
       await first.kill();
       github.onCreate = undefined;
-      second = await spawnWorker(env, { startTimeoutMs: 90_000 });
+      // The replacement runs in this process: a worker like the killed one, without a second process to start.
+      second = await startWorkers(harness.temporal, { taskQueue, env, hostId: env.CODELOOP_HOST_ID });
       const result = (await handle.result()) as BatchResult;
       expect(result.status).toBe('completed');
       expect(github.pulls.length - before).toBe(1);

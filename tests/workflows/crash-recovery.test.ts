@@ -103,7 +103,8 @@ async function runWithCrash(crashWhen: (workspace: string) => boolean, stallOnTu
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   await first.kill();
-  const second = await spawnWorker(env);
+  // The replacement runs in this process: a worker like the killed one, without a second process to start.
+  const second = await startWorkers(temporal, { taskQueue, env, hostId: env.CODELOOP_HOST_ID });
   try {
     const result = await handle.result();
     await recordHistory(`task-crash-${stallOnTurn === undefined ? 'after-edit' : 'during-model-call'}`, handle);
