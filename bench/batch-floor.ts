@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { measureBatch, randomDag } from './batch-makespan.js';
 import type { floorConductorWorkflow, FloorTaskTimes } from './floor/floor-workflows.js';
+import { procCpuSeconds } from '../tests/support/proc-cpu.js';
 import { benchDir, percentile, silent, stamp, table, writeSection, type BenchEnv } from './harness.js';
 
 const TASKS = 200;
@@ -15,21 +15,13 @@ interface Run {
   handOffMs: number[];
 }
 
-/** Clock ticks per second in /proc's CPU figures (`getconf CLK_TCK`; 100 on Linux). */
-const TICKS = 100;
-
 /**
  * CPU time of this process (the workers and the SDK's threads), of the children it has waited for (git, the sandbox)
- * and of the dev server, in seconds: what a run costs the machine, whatever the wall clock says.
+ * and of the dev server and its children, in seconds: what a run costs the machine, whatever the wall clock says.
  */
 function cpuSeconds(serverPid: number | undefined): number {
-  const ticks = (pid: number | 'self', withChildren: boolean) => {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    // Fields 14-17 of stat (utime, stime, cutime, cstime), counted from field 3 after the command name.
-    const [utime, stime, cutime, cstime] = fields.slice(11, 15).map(Number);
-    return utime + stime + (withChildren ? cutime + cstime : 0);
-  };
-  return (ticks('self', true) + (serverPid ? ticks(serverPid, true) : 0)) / TICKS;
+  const whole = (pid: number | 'self') => procCpuSeconds(pid, 'own') + procCpuSeconds(pid, 'children');
+  return whole('self') + (serverPid ? whole(serverPid) : 0);
 }
 
 /** Runs `run`, adding the CPU seconds it cost the machine (see `cpuSeconds`) to what it returns. */

@@ -190,6 +190,7 @@ describe('a merge conflict', () => {
     expect(runsOf('Task b', since)).toEqual([undefined, 'x.txt']);
     expect(fileOnBranch(repo, result.integrationBranch!, 'y.txt')).toBe('y = c + b\n');
   }, 180_000);
+
   test('answered "retry" once a fail-fast batch is ending, fails instead of waiting for a start that never comes', async () => {
     let questionOpen = false;
     // d fails (its question times out) only once b's conflict question is open: the batch is then ending.

@@ -17,10 +17,10 @@ import { addReportedAnswers } from './answers.js';
 import type { BatchParts } from './batch-parts.js';
 import { renderBatchDetails } from './batch-details.js';
 import { buildBatchResult } from './batch-result.js';
-import { derivedBatchId, operatorAccess, prepareBatch } from './batch-setup.js';
+import { operatorAccess, prepareBatch } from './batch-setup.js';
 import { batchPatches, type BatchPatches } from './before-patches.js';
 import { BatchBudget } from './budget.js';
-import { DeadlineWatch, deadlineAt, deadlineOf } from './deadline.js';
+import { DeadlineWatch, deadlineOf } from './deadline.js';
 import { failedReport, failureMessage } from './failed-report.js';
 import { hostRunner, type HostRunner } from './host-wait.js';
 import { InFlight } from './in-flight.js';
@@ -71,10 +71,7 @@ export class BatchRun implements BatchParts {
 
   constructor(input: BatchInput, carry?: BatchCarry) {
     this.input = input;
-    const { state, parts } = startState(carry, () => ({
-      batchId: input.batchId ?? derivedBatchId(),
-      deadlineAt: (startedAt) => deadlineAt(input, startedAt),
-    }));
+    const { state, parts } = startState(input, carry);
     this.state = state;
     this.desk = new BlockerDesk(parts?.desk, () => this.publish());
     this.deadline = new DeadlineWatch(state.deadlineAt);

@@ -5,6 +5,9 @@ import { costLimits, type MaxCost } from '../../shared/mornings.js';
 /** Running tasks' spend as they last reported it, carried across continue-as-new. */
 export type BudgetCarry = Record<string, { costUsd: number; byPurpose?: SpendByPurpose }>;
 
+/** What the budget hands to the batch's next run: the running tasks' reported spend and the limit acted on. */
+export type BudgetState = { live: BudgetCarry; acted?: 'soft' | 'hard' };
+
 /**
  * A batch's `maxCostUsd`: what its tasks have spent, ended ones by their final figures and running ones by what they
  * report after each model call (`reportSpend`), against a soft limit (no new task starts) and a hard one (running
@@ -22,7 +25,7 @@ export class BatchBudget {
    */
   constructor(
     maxCost: MaxCost | undefined,
-    carry?: { live: BudgetCarry; acted?: 'soft' | 'hard' },
+    carry?: BudgetState,
     private readonly countsEveryRun = false,
   ) {
     this.limits = maxCost === undefined ? undefined : costLimits(maxCost);
@@ -83,7 +86,7 @@ export class BatchBudget {
     return { softUsd: this.limits.soft, hardUsd: this.limits.hard, spentUsd, byPurpose, ...(this.acted ? { reached: this.acted } : {}) };
   }
 
-  carry(): { live: BudgetCarry; acted?: 'soft' | 'hard' } {
+  carry(): BudgetState {
     return { live: this.live, ...(this.acted ? { acted: this.acted } : {}) };
   }
 }

@@ -3,9 +3,10 @@ import type { BatchInput, BatchTask } from '../../shared/batch-input.js';
 import type { BatchResult, BatchTaskState, ChildReport } from '../../shared/batch-state.js';
 import type { DeskCarry } from '../common/blocker-desk.js';
 import { workflowNow } from '../common/workflow-time.js';
-import type { BudgetCarry } from './budget.js';
+import type { BudgetState } from './budget.js';
 import type { IntegrationCarry } from './integration-verification.js';
-import { workspaceOf, type RepoState, type TaskPlace } from './batch-setup.js';
+import { derivedBatchId, workspaceOf, type RepoState, type TaskPlace } from './batch-setup.js';
+import { deadlineAt } from './deadline.js';
 import { readyOnceMerged } from './scheduler.js';
 
 export type InboxItem = { taskId: string; report: ChildReport };
@@ -42,25 +43,25 @@ export interface PartsCarry {
   /** The integration branches' gate baselines and latest verdicts (`batchVerifiesIntegration`). */
   integration?: IntegrationCarry;
   /** Running tasks' reported spend and the budget limit acted on; absent without `maxCostUsd`. */
-  budget?: { live: BudgetCarry; acted?: 'soft' | 'hard' };
+  budget?: BudgetState;
 }
 
 /** What a run hands to the next one at continue-as-new. */
 export type BatchCarry = BatchState & PartsCarry;
 
-/** This run's state: fresh (with no task yet: `prepareBatch` fills them in), or carried with the run count moved on. */
-export function startState(
-  carry: BatchCarry | undefined,
-  fresh: () => { batchId: string; deadlineAt: (startedAt: number) => number | undefined },
-): { state: BatchState; parts?: PartsCarry } {
+/**
+ * This run's state: fresh (with no task yet: `prepareBatch` fills them in; the batch id, unless the input names one,
+ * and the deadline asked in that order, as the batch always has), or carried with the run count moved on.
+ */
+export function startState(input: BatchInput, carry?: BatchCarry): { state: BatchState; parts?: PartsCarry } {
   if (carry) {
     const { desk, integration, budget, ...carried } = carry;
     return { state: { ...carried, runs: carried.runs + 1 }, parts: { desk, integration, budget } };
   }
-  const { batchId, deadlineAt } = fresh();
+  const batchId = input.batchId ?? derivedBatchId();
   const startedAt = workflowNow();
   const state = { batchId, states: [], repos: {}, worktrees: {}, prepared: {}, inbox: [], runs: 1, startedAt };
-  return { state: { ...state, deadlineAt: deadlineAt(startedAt) } };
+  return { state: { ...state, deadlineAt: deadlineAt(input, startedAt) } };
 }
 
 export const taskOf = (input: BatchInput, taskId: string): BatchTask => input.tasks.find((task) => task.id === taskId)!;
