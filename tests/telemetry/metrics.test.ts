@@ -82,7 +82,9 @@ test("the worker's /metrics counts a task's iterations, spend, tools, refusals, 
   await handle.signal(answerBlockerSignal, { answer: 'PostgreSQL' });
   const result = await handle.result();
   expect(result.status).toBe('completed');
-  const after = await scrapeUntil((samples) => total(samples, METRICS.iterations.name) === result.iterations);
+  // The SDK counts a workflow completed once the server acknowledged it, which may come after the client's result.
+  const completed = (samples: Sample[]) => total(samples, 'temporal_workflow_completed', { workflow_type: 'agentTaskWorkflow' }) > 0;
+  const after = await scrapeUntil((samples) => total(samples, METRICS.iterations.name) === result.iterations && completed(samples));
 
   expect(result.iterations).toBe(7);
   // Tokens three ways: as the API reported them, as the task's result adds them up, and on /metrics.
