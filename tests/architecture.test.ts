@@ -171,3 +171,23 @@ test('the batch asks its patches in one place, before-patches.ts, where the path
   });
   expect(batchPatchAsks(root)).toEqual(['workflows/batch/merge-queue.ts']);
 });
+
+/** The longest a source file may be: past it, a file holds more than one idea (the task and batch runs were split at it). */
+const MAX_LINES = 500;
+
+/** Every source file under `root` longer than `MAX_LINES`, with its length. */
+function overlongFiles(root: string): string[] {
+  return sourceFiles(root)
+    .map((file) => ({ file, lines: readFileSync(file, 'utf8').split('\n').length - 1 }))
+    .filter(({ lines }) => lines > MAX_LINES)
+    .map(({ file, lines }) => `${path.relative(root, file)}: ${lines} lines`);
+}
+
+test(`no file in src/ is over ${MAX_LINES} lines`, () => {
+  expect(overlongFiles(src)).toEqual([]);
+  const root = plantedTree({
+    'workflows/long.ts': 'const x = 1;\n'.repeat(MAX_LINES + 1),
+    'workflows/short.ts': 'const y = 2;\n'.repeat(MAX_LINES),
+  });
+  expect(overlongFiles(root)).toEqual([`workflows/long.ts: ${MAX_LINES + 1} lines`]);
+});

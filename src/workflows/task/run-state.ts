@@ -104,3 +104,8 @@ export function noteOpenQuestions(state: RunState, questions: string[]): void {
 export function iterationBudget(input: TaskInput, state: RunState): number {
   return input.maxIterations + state.grantedIterations;
 }
+
+/** A user message of plain text: what a human answered, or a nudge to go on. */
+export function pushUserText(state: RunState, text: string): void {
+  state.messages.push({ role: 'user', content: [{ type: 'text', text }] });
+}
