@@ -155,6 +155,26 @@ describe('a model outage past the retries', () => {
     expect(at('c').reason).toMatch(/^not started: stopped by a human after the model API outage/);
   }, 180_000);
 
+  test('"stop" sees every cancelled task end, those its main loop took from the inbox before the last came too', async () => {
+    api.down = true;
+    // c is not waiting on the model: it runs a long command, which a cancel stops only at the command's next
+    // heartbeat, so c says it stopped well after a and b did, and the batch has handled their ends by then.
+    const runsLong = byTurn([{ toolCalls: [{ name: 'run_command', input: { command: 'sleep 40' } }] }, { text: 'done' }]);
+    harness.fake.setResponder(
+      byTask({ 'Task a': unlessDown(creates('a.txt')), 'Task b': unlessDown(creates('b.txt')), 'Task c': runsLong }),
+    );
+    const handle = await startBatch({ workspace: makeGitRepo(), maxParallel: 3, tasks: [task('a'), task('b'), task('c')] });
+    await waitForBatch(handle, (state) => ['a', 'b'].every((id) => pausedOn(state, id)));
+    const answeredAt = Date.now();
+    await handle.signal(answerBlockerSignal, { answer: 'stop' });
+    const result = (await handle.result()) as BatchResult;
+    api.down = false;
+    // The stop waits up to a minute for its children to say they stopped: it ends when c has, not at the minute.
+    expect(Date.now() - answeredAt).toBeLessThan(50_000);
+    expect(result.tasks.map(({ id, status }) => ({ id, status }))).toEqual(['a', 'b', 'c'].map((id) => ({ id, status: 'cancelled' })));
+    await recordHistory('batch-stop-sees-every-end', handle);
+  }, 180_000);
+
   test('a question whose waiting tasks all ended (fail-fast) is withdrawn: the batch ends without an answer', async () => {
     api.down = true;
     const handle = await startBatch({ workspace: makeGitRepo(), onFailure: 'fail-fast', tasks: [task('a'), task('f')] });

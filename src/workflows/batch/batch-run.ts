@@ -14,7 +14,7 @@ import { batchIdKey } from '../common/batch-id.js';
 import { BlockerDesk } from '../common/blocker-desk.js';
 import { SearchAttributeTracker } from '../common/search-attributes.js';
 import { addReportedAnswers } from './answers.js';
-import type { BatchParts } from './batch-parts.js';
+import { deliverEnd, type BatchParts } from './batch-parts.js';
 import { renderBatchDetails } from './batch-details.js';
 import { buildBatchResult } from './batch-result.js';
 import { operatorAccess, prepareBatch } from './batch-setup.js';
@@ -58,6 +58,7 @@ export class BatchRun implements BatchParts {
   readonly patches: BatchPatches;
   readonly desk: BlockerDesk;
   readonly inFlight = new InFlight();
+  readonly endsDelivered = new Set<string>();
   readonly deadline: DeadlineWatch;
   readonly budget: BatchBudget;
   readonly verifier: IntegrationVerifier;
@@ -191,7 +192,7 @@ export class BatchRun implements BatchParts {
       this.outage.report(state, report.message);
       return;
     }
-    this.state.inbox.push({ taskId: state.id, report });
+    deliverEnd(this, { taskId: state.id, report });
   }
 
   retry(taskId: string): void {

@@ -32,6 +32,8 @@ export interface BatchPatches {
   countsEveryRun: boolean;
   /** In a batch that is ending, a task sent to run again fails instead (`batchEndingRunsNothingAgain`); before, it waited for ever. */
   endingRunsNothingAgain: boolean;
+  /** A stop's wait for cancelled children counts ends already handled (`batchStopSeesEveryEnd`); before, only the inbox's. */
+  stopSeesEveryEnd: boolean;
 }
 
 /** The patches this run applies, asked in the order the batch has always asked them: a history meets its markers in order. */
@@ -50,6 +52,7 @@ export function batchPatches(): BatchPatches {
     pausesOnOutage: applies('batchPausesOnOutage'),
     countsEveryRun: applies('batchCountsEveryRun'),
     endingRunsNothingAgain: applies('batchEndingRunsNothingAgain'),
+    stopSeesEveryEnd: applies('batchStopSeesEveryEnd'),
   };
 }
 

@@ -4,7 +4,7 @@ import type { BatchTaskState } from '../../shared/batch-state.js';
 import type { agentTaskWorkflow } from '../agent-task.js';
 import { gitActivities } from '../common/activities.js';
 import { batchIdKey } from '../common/batch-id.js';
-import type { BatchParts } from './batch-parts.js';
+import { deliverEnd, type BatchParts } from './batch-parts.js';
 import { workspaceOf } from './batch-setup.js';
 import { readAnswersBeforeRerun } from './before-patches.js';
 import { childInput } from './child-input.js';
@@ -61,7 +61,7 @@ export async function startTask(batch: BatchParts, state: BatchTaskState): Promi
     () => undefined,
     (error) => {
       if (error instanceof ChildWorkflowFailure && !(error.cause instanceof ApplicationFailure)) {
-        run.inbox.push({ taskId: state.id, report: failedReport(state, error.cause?.message ?? 'child ended') });
+        deliverEnd(batch, { taskId: state.id, report: failedReport(state, error.cause?.message ?? 'child ended') });
       }
     },
   );

@@ -91,6 +91,11 @@ export const PATCHES = {
    * outage waits for the batch's one question, as the agent's own calls do, instead of asking a human of its own.
    */
   sideCallsWaitForBatch: { id: 'side-calls-wait-for-batch', added: '2026-11-27', deprecateAfter: '2026-12-27' },
+  /**
+   * A batch stopped after a model outage waits for its cancelled children's ends, whether or not its main loop has
+   * already taken them from the inbox; it used to see only those still in the inbox, and then waited out the minute.
+   */
+  batchStopSeesEveryEnd: { id: 'batch-stop-sees-every-end', added: '2026-11-27', deprecateAfter: '2026-12-27' },
 } as const satisfies Record<string, Patch>;
 
 export type PatchName = keyof typeof PATCHES;
