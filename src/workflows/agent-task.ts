@@ -32,7 +32,7 @@ export async function agentTaskWorkflow(rawInput: unknown, carry?: TaskCarry): P
       await CancellationScope.nonCancellable(async () => {
         run.settle('cancelled');
         await run.endTrail('cancelled');
-        await parent?.finished('cancelled', run.desk.answeredQuestions());
+        await parent?.finished('cancelled', run.desk.answeredQuestions(), run.usedSoFar());
       });
     } else if (!(error instanceof ContinueAsNew)) {
       await run.endTrail('failed');

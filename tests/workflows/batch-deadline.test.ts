@@ -4,7 +4,8 @@ import type { BatchResult } from '../../src/shared/batch-state.js';
 import { runCli } from '../support/cli.js';
 import { eventually } from '../support/polling.js';
 import { fillIn, readmeCommand, runShell } from '../support/readme.js';
-import { byTask, byTurn, isForTask, type RecordedRequest } from '../support/fake-messages-api.js';
+import { byTask, byTurn, isForTask, reportedUsage, type RecordedRequest } from '../support/fake-messages-api.js';
+import { recordHistory } from '../support/record-history.js';
 import { useTaskHarness } from '../support/task-harness.js';
 import { uniqueName } from '../support/temporal.js';
 import { fileOnBranch, makeGitRepo } from '../support/workspace.js';
@@ -41,6 +42,7 @@ test('at its deadline a batch cancels the blocked task, skips what waits on it, 
   const started = Date.now();
   const result = (await handle.result()) as BatchResult;
   expect(Date.now() - started).toBeLessThan(40_000);
+  await recordHistory('batch-deadline-keeps-figures', handle);
   expect(result).toMatchObject({ status: 'deadline', deadline: '10s' });
   const byId = Object.fromEntries(result.tasks.map((entry) => [entry.id, entry]));
   expect(byId.quick.status).toBe('completed');
@@ -50,6 +52,11 @@ test('at its deadline a batch cancels the blocked task, skips what waits on it, 
     waitingFor: [{ id: 'b1', question: 'Which region?' }],
   });
   expect(byId.after).toMatchObject({ status: 'skipped', reason: "not started before the batch's deadline (10s)" });
+  // What the stopped run used is kept, as its child reported it on stopping: the model call that asked the question.
+  const stoppedRun = harness.fake.requests.filter((request) => isForTask(request, 'Needs region'));
+  expect(stoppedRun).toHaveLength(1);
+  expect(byId.asks).toMatchObject({ iterations: 1, usage: reportedUsage(stoppedRun[0]) });
+  expect(result.totals.usage.outputTokens).toBe(byId.quick.usage!.outputTokens + byId.asks.usage!.outputTokens);
   // The child reports its cancellation just before its own run closes.
   const child = harness.temporal.client.workflow.getHandle(`${batchId}/asks`);
   await eventually(

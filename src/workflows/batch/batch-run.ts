@@ -31,7 +31,7 @@ import { OutagePause } from './model-outage.js';
 import { notifyNight, publishNight } from './night-end.js';
 import { ending, placeOf, startState, type BatchCarry, type BatchState, type InboxItem } from './run-state.js';
 import { countByStatus, isActive, isSettled, readyTasks, reviveForRetry } from './scheduler.js';
-import { cancelBatch, onFailure, stopAtBudget, stopAtDeadline } from './stops.js';
+import { cancelBatch, keepStoppedRunFigures, onFailure, stopAtBudget, stopAtDeadline } from './stops.js';
 import * as lifecycle from './task-lifecycle.js';
 import { SerialMerges } from './serial-merges.js';
 import { startTask } from './task-start.js';
@@ -192,6 +192,7 @@ export class BatchRun implements BatchParts {
       this.outage.report(state, report.message);
       return;
     }
+    keepStoppedRunFigures(this, state, report);
     deliverEnd(this, { taskId: state.id, report });
   }
 

@@ -34,6 +34,8 @@ export interface BatchPatches {
   endingRunsNothingAgain: boolean;
   /** A stop's wait for cancelled children counts ends already handled (`batchStopSeesEveryEnd`); before, only the inbox's. */
   stopSeesEveryEnd: boolean;
+  /** A task it stops keeps its run's figures from its last report (`batchStopKeepsFigures`); before, only its live spend. */
+  stopKeepsFigures: boolean;
 }
 
 /** The patches this run applies, asked in the order the batch has always asked them: a history meets its markers in order. */
@@ -53,6 +55,7 @@ export function batchPatches(): BatchPatches {
     countsEveryRun: applies('batchCountsEveryRun'),
     endingRunsNothingAgain: applies('batchEndingRunsNothingAgain'),
     stopSeesEveryEnd: applies('batchStopSeesEveryEnd'),
+    stopKeepsFigures: applies('batchStopKeepsFigures'),
   };
 }
 

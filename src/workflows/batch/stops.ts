@@ -1,5 +1,5 @@
 import { condition, getExternalWorkflowHandle, log } from '@temporalio/workflow';
-import type { BatchTaskState } from '../../shared/batch-state.js';
+import type { BatchTaskState, ChildReport } from '../../shared/batch-state.js';
 import type { BatchParts } from './batch-parts.js';
 import { deadlineOf } from './deadline.js';
 import { skipDependents } from './scheduler.js';
@@ -49,6 +49,7 @@ export async function stopAtDeadline(batch: BatchParts): Promise<void> {
   log.info('batch deadline reached', { batchId: run.batchId });
   batch.publish();
   await stopChildren(batch, running.filter(startedUnfinished));
+  settleSilent(batch, running);
 }
 
 /**
@@ -86,11 +87,15 @@ export async function stopAfterOutage(batch: BatchParts, reason: string): Promis
 /** Cancelling the batch cancels its running children and waits (briefly) for them to say they stopped. */
 export async function cancelBatch(batch: BatchParts): Promise<void> {
   const { state: run } = batch;
-  await stopChildren(
-    batch,
-    run.states.filter((state) => state.status === 'running'),
-  );
+  const running = run.states.filter((state) => state.status === 'running');
+  await stopChildren(batch, running);
   for (const state of run.states) if (lifecycle.canMove(state, 'cancelled')) lifecycle.cancel(state);
+  // The ends that came in while it was cancelled are still in the inbox: the main loop no longer runs.
+  for (const { taskId, report } of run.inbox) {
+    const state = run.states.find((candidate) => candidate.id === taskId)!;
+    keepStoppedRunFigures(batch, state, report);
+  }
+  settleSilent(batch, running);
   run.outcome = 'cancelled';
   batch.publish();
 }
@@ -101,13 +106,30 @@ export async function cancelBatch(batch: BatchParts): Promise<void> {
  */
 async function stopRunning(batch: BatchParts, reason: string): Promise<void> {
   const running = batch.state.states.filter((state) => state.status === 'running');
-  for (const state of running) batch.budget.settle(state);
+  if (!batch.patches.stopKeepsFigures) for (const state of running) batch.budget.settle(state);
   for (const state of running) lifecycle.stopAtDeadline(state, reason);
   batch.publish();
   await stopChildren(batch, running.filter(startedUnfinished));
+  settleSilent(batch, running);
 }
 
 const startedUnfinished = (state: BatchTaskState) => state.startedAt !== undefined && !state.finishedAt;
+
+/**
+ * A child's end report, for a task the batch has stopped (`batchStopKeepsFigures`): what its run used is kept. A stop
+ * then settles the live spend only of those that did not report (see `settleSilent`).
+ */
+export function keepStoppedRunFigures(batch: BatchParts, state: BatchTaskState, report: ChildReport): void {
+  if (!batch.patches.stopKeepsFigures || report.kind !== 'finished' || state.status !== 'cancelled' || !startedUnfinished(state)) return;
+  lifecycle.stoppedRunEnded(state, report, batch.patches.countsEveryRun);
+  batch.budget.runEnded(state);
+}
+
+/** After a stop's wait: a stopped task whose child said nothing keeps the spend it last reported. */
+function settleSilent(batch: BatchParts, states: BatchTaskState[]): void {
+  if (!batch.patches.stopKeepsFigures) return;
+  for (const state of states.filter(startedUnfinished)) batch.budget.settle(state);
+}
 
 /**
  * Cancels these tasks' children and waits up to a minute for each to report that it stopped. The ends that came in

@@ -85,6 +85,14 @@ export function finish(state: BatchTaskState, report: FinishedReport, requireVer
   else move(state, report.status, { ...figures, reason: report.reason });
 }
 
+/**
+ * The batch stopped the task and its child has now said so: what the run used joins the task's figures (its earlier
+ * runs' too, counting every run), and its status and reason stay the batch's.
+ */
+export function stoppedRunEnded(state: BatchTaskState, report: FinishedReport, countsEveryRun: boolean): void {
+  Object.assign(state, { finishedAt: workflowNow(), ...(countsEveryRun ? withEarlierRuns(state, report) : runFigures(report)) });
+}
+
 /** What one run of the task used. */
 const runFigures = (report: FinishedReport) => ({
   iterations: report.iterations,

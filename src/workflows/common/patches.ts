@@ -96,6 +96,12 @@ export const PATCHES = {
    * already taken them from the inbox; it used to see only those still in the inbox, and then waited out the minute.
    */
   batchStopSeesEveryEnd: { id: 'batch-stop-sees-every-end', added: '2026-11-27', deprecateAfter: '2026-12-27' },
+  /**
+   * A task the batch stops (its deadline, its hard budget, a stop after an outage, a cancel) keeps what its run used:
+   * the iterations, usage and spend its child reports as it stops, or, if it says nothing within the stop's minute,
+   * the spend it last reported. Before, its report was ignored, and without a budget its figures were lost.
+   */
+  batchStopKeepsFigures: { id: 'batch-stop-keeps-figures', added: '2026-11-27', deprecateAfter: '2026-12-27' },
 } as const satisfies Record<string, Patch>;
 
 export type PatchName = keyof typeof PATCHES;

@@ -12,6 +12,9 @@ export interface SpendReport {
   byPurpose: SpendByPurpose;
 }
 
+/** What a task's run has used so far: its figures, without a result. */
+export type UsedSoFar = Pick<TaskResult, 'iterations' | 'usage' | 'costUsd' | 'spendByPurpose'>;
+
 /** A summary longer than this is cut in the report: the batch keeps it in its state and in its dependents' prompts. */
 const SUMMARY_REPORT_CHARS = 4_000;
 
@@ -50,11 +53,12 @@ export class ParentReporter {
   async finished(
     status: 'completed' | 'failed' | 'cancelled',
     answered: AnsweredQuestion[],
-    result?: TaskResult,
+    /** The result; for a cancelled task, what it had used (its batch keeps that when it stopped it). */
+    result?: TaskResult | UsedSoFar,
     error?: unknown,
   ): Promise<void> {
     const failure = error instanceof ApplicationFailure ? (error.details?.[0] as TaskResult | undefined) : undefined;
-    const figures = result ?? failure;
+    const figures: Partial<TaskResult> | undefined = result ?? failure;
     await this.send({
       kind: 'finished',
       workflowId: workflowInfo().workflowId,

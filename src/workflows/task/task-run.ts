@@ -17,6 +17,7 @@ import { finalText } from '../common/compaction.js';
 import { Guards, type GuardVerdict } from './guards.js';
 import { fileCountOf, readTurnBudget } from './progress-watch.js';
 import type { BatchOutageWait } from './batch-outage.js';
+import type { UsedSoFar } from './parent-report.js';
 import { phaseOf } from './phase.js';
 import { askForGuidance } from './policies.js';
 import {
@@ -233,6 +234,11 @@ export class TaskRun implements TaskParts {
     } catch (error) {
       log.warn("the task's services could not be stopped", { error: String(error) });
     }
+  }
+
+  /** What the run has used so far: a cancelled task reports it, and a batch that stopped the task keeps it. */
+  usedSoFar(): UsedSoFar {
+    return { iterations: this.state.iteration, usage: this.spend.usage, costUsd: this.spend.costUsd, spendByPurpose: this.spend.byPurpose };
   }
 
   settle(status: TaskStatus): void {
