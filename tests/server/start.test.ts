@@ -10,6 +10,7 @@ import { SEARCH_ATTRIBUTES } from '../../src/shared/constants.js';
 import { startFakeMessagesApi, type FakeMessagesApi } from '../support/fake-messages-api.js';
 import { chunkFiles, largeOutputSession } from '../support/sessions.js';
 import { freePort } from '../support/free-port.js';
+import { reapOnExit } from '../support/reap-on-exit.js';
 import { modelEnv, uniqueName } from '../support/temporal.js';
 import { makeWorkspace } from '../support/workspace.js';
 
@@ -29,18 +30,24 @@ async function npmStart(env: NodeJS.ProcessEnv, ready: string): Promise<Started>
   // npm start runs its own server unless TEMPORAL_ADDRESS names another: it is set only where a test sets it.
   const { TEMPORAL_ADDRESS: _inherited, ...inherited } = process.env;
   const { TEMPORAL_ADDRESS: _shared, ...model } = modelEnv(fake);
-  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/server/start.ts')], {
-    env: { ...inherited, CODELOOP_WORKFLOW_BUNDLE: inject('workflowBundlePath'), ...model, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
+  const child = reapOnExit(
+    spawn(process.execPath, ['--import', 'tsx', path.resolve('src/server/start.ts')], {
+      env: { ...inherited, CODELOOP_WORKFLOW_BUNDLE: inject('workflowBundlePath'), ...model, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    }),
+    { group: true },
+  );
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const deadline = Date.now() + 60_000;
   while (!output.includes(ready)) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`npm start did not get ready:\n${output}`);
+    if (child.exitCode !== null || Date.now() > deadline) {
+      if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
+      throw new Error(`npm start did not get ready:\n${output}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return {

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { reapOnExit } from './reap-on-exit.js';
 
 export interface WorkerProcess {
   child: ChildProcess;
@@ -18,17 +19,22 @@ export async function startWorkerProcess(
   { startTimeoutMs = 30_000, entry }: { startTimeoutMs?: number; entry?: string } = {},
 ): Promise<WorkerProcess> {
   const program = entry ? [entry] : ['--import', 'tsx', fileURLToPath(new URL('../../src/worker.ts', import.meta.url))];
-  const child = spawn(process.execPath, program, {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = reapOnExit(
+    spawn(process.execPath, program, {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const deadline = Date.now() + startTimeoutMs;
   while (!output.includes('codeloop worker on')) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`worker did not start:\n${output}`);
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`worker did not start:\n${output}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return {
