@@ -105,8 +105,8 @@ describe('the integration branch is verified after each merge', () => {
     await recordHistory('batch-integration-corrected', handle);
   }, 300_000);
 
-  test('a correction round that does not fix it asks a human; failed, the result says integration: failed', async () => {
-    const { handle } = await runBrokenMerge(byTurn([{ text: 'Nothing to change.' }]));
+  test('a correction round that does not fix it asks a human; failed, its merge is taken back and the branch verified again', async () => {
+    const { repo, handle } = await runBrokenMerge(byTurn([{ text: 'Nothing to change.' }]));
     const asked = await waitForBatch(handle, (state) => state.openBlockers.length === 1, 300);
     expect(asked.openBlockers[0]).toMatchObject({ origin: 'integration', options: ['retry', 'accept', 'fail'] });
     expect(asked.openBlockers[0].question).toContain('test_welcome.py::test_welcome');
@@ -114,10 +114,16 @@ describe('the integration branch is verified after each merge', () => {
     await handle.signal(answerBlockerSignal, { answer: 'fail' });
     const result = (await handle.result()) as BatchResult;
     expect(result.status).toBe('failed');
-    expect(result.integration).toBe('failed');
     const welcomeTask = result.tasks.find((task) => task.id === 'welcome')!;
     expect(welcomeTask.status).toBe('failed');
     expect(welcomeTask.reason).toContain('its merge breaks the integration branch: tests fail (test_welcome.py::test_welcome)');
+    // What is published holds only work that stands: loud's, and none of welcome's (its first run's nor its correction's).
+    expect(welcomeTask.reason).toContain(`its merge was taken back out of ${result.integrationBranch}`);
+    expect(fileOnBranch(repo, result.integrationBranch!, 'welcome.py')).toBeUndefined();
+    expect(fileOnBranch(repo, result.integrationBranch!, 'test_welcome.py')).toBeUndefined();
+    expect(fileOnBranch(repo, result.integrationBranch!, 'greet.py')).toContain('"HELLO "');
+    expect(result.integration).toBe('verified');
+    await recordHistory('batch-integration-failed-taken-back', handle);
   }, 300_000);
 });
 

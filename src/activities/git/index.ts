@@ -14,9 +14,11 @@ import type { GitTrailEnd } from '../../shared/git-trail.js';
 import { integrateTask, type IntegrateRequest } from './integrate-task.js';
 import { checkpointTask, finishTaskBranch, startTaskBranch, type TaskBranchStart } from './task-branch.js';
 import { integrateTasks, type IntegrateTasksRequest, type IntegrateTasksResult } from './integrate-tasks.js';
+import { revertTaskMerges, type RevertTaskMergesRequest, type RevertTaskMergesResult } from './revert-task-merges.js';
 
 export type { BatchRepo, PreparedWorktree } from './batch-repo.js';
 export type { IntegrateTasksRequest, IntegrateTasksResult } from './integrate-tasks.js';
+export type { RevertTaskMergesRequest, RevertTaskMergesResult } from './revert-task-merges.js';
 
 /**
  * The git steps of batches and of tasks with a branch of their own, each idempotent so a retried activity is safe:
@@ -39,6 +41,7 @@ export function createGitActivities(options: { worktreesDir?: string; shell?: Wo
       withHeartbeat(() => integrateTask(input, worktreesDir)),
     integrateTasks: (input: IntegrateTasksRequest): Promise<IntegrateTasksResult> =>
       withHeartbeat(() => integrateTasks(input, worktreesDir, options.shell)),
+    revertTaskMerges: (input: RevertTaskMergesRequest): Promise<RevertTaskMergesResult> => withHeartbeat(() => revertTaskMerges(input)),
     removeTaskWorktree: (input: { repo: string; path: string }): Promise<void> =>
       withHeartbeat(() => removeWorktree(input.repo, input.path)),
     removeTaskWorktrees: (input: { repo: string; paths: string[] }): Promise<void> =>

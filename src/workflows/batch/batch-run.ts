@@ -35,6 +35,7 @@ import { cancelBatch, keepStoppedRunFigures, onFailure, stopAtBudget, stopAtDead
 import * as lifecycle from './task-lifecycle.js';
 import { SerialMerges } from './serial-merges.js';
 import { startTask } from './task-start.js';
+import { takeBackFailedMerges } from './take-back.js';
 import { WorktreeCleanup } from './worktree-cleanup.js';
 
 export type { BatchCarry } from './run-state.js';
@@ -251,6 +252,7 @@ export class BatchRun implements BatchParts {
   private async finish(): Promise<BatchResult> {
     const allDone = this.state.states.every((state) => state.status === 'completed');
     this.state.outcome ??= allDone ? 'completed' : 'failed';
+    if (this.patches.takesBackFailedMerges) await takeBackFailedMerges(this);
     this.publish();
     await this.endNight();
     return this.result();

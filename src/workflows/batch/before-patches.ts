@@ -36,6 +36,8 @@ export interface BatchPatches {
   stopSeesEveryEnd: boolean;
   /** A task it stops keeps its run's figures from its last report (`batchStopKeepsFigures`); before, only its live spend. */
   stopKeepsFigures: boolean;
+  /** A task that failed after breaking the integration branch is reverted there as the batch ends (`batchTakesBackFailedMerges`). */
+  takesBackFailedMerges: boolean;
 }
 
 /** The patches this run applies, asked in the order the batch has always asked them: a history meets its markers in order. */
@@ -56,6 +58,7 @@ export function batchPatches(): BatchPatches {
     endingRunsNothingAgain: applies('batchEndingRunsNothingAgain'),
     stopSeesEveryEnd: applies('batchStopSeesEveryEnd'),
     stopKeepsFigures: applies('batchStopKeepsFigures'),
+    takesBackFailedMerges: applies('batchTakesBackFailedMerges'),
   };
 }
 

@@ -20,7 +20,7 @@ export function integrationQuestion(
       `After merging task ${state.id} into ${repo.integrationBranch}, its gates still fail there after a correction round: ` +
       `${failure.gates.join(', ')}${tests}.\n${failure.summary}\n` +
       `Answer 'retry' to run the task again on the current integration branch, 'accept' to keep the merge as it is ` +
-      `(the integration branch stays failed), or 'fail' to fail the task and skip its dependents.`,
+      `(the integration branch stays failed), or 'fail' to fail the task and skip its dependents (its merges are reverted as the batch ends).`,
     options: ['retry', 'accept', 'fail'],
   };
 }

@@ -102,6 +102,11 @@ export const PATCHES = {
    * the spend it last reported. Before, its report was ignored, and without a budget its figures were lost.
    */
   batchStopKeepsFigures: { id: 'batch-stop-keeps-figures', added: '2026-11-27', deprecateAfter: '2026-12-27' },
+  /**
+   * As a batch ends, a task that failed after its merge broke the integration branch has its merges reverted there and
+   * the branch's gates run again, so what is published holds only work that stands. Before, the failed work stayed.
+   */
+  batchTakesBackFailedMerges: { id: 'batch-takes-back-failed-merges', added: '2026-11-27', deprecateAfter: '2026-12-27' },
 } as const satisfies Record<string, Patch>;
 
 export type PatchName = keyof typeof PATCHES;
