@@ -13,6 +13,7 @@ import { placeOf } from './run-state.js';
  */
 export async function takeBackFailedMerges(batch: BatchParts): Promise<void> {
   const failed = batch.state.states.filter((state) => state.status === 'failed' && state.integrationFailure && state.branch);
+  if (failed.length === 0) return;
   // Each repository whose integration branch lost a merge, with where its gates run.
   const changed = new Map<string, TaskPlace>();
   for (const state of failed) {
