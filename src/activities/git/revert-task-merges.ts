@@ -8,6 +8,8 @@ export interface RevertTaskMergesRequest {
   /** How the batch began those merges' messages (`Merge <task>: `): a merge of another task may hold this branch's commits too. */
   mergeSubject: string;
   message: string;
+  /** What the integration branch was cut from: only the merges after it are looked at. */
+  base?: string;
 }
 
 /** What was taken back, newest merge first; `failed` when a revert could not apply and everything was left as it was. */
@@ -45,7 +47,11 @@ export function revertTaskMerges(input: RevertTaskMergesRequest): Promise<Revert
 
 /** The merges of `branch` on the integration branch's own line, newest first, not reverted yet. */
 async function mergesOf(cwd: string, input: RevertTaskMergesRequest): Promise<string[]> {
-  const log = (await tryGit(cwd, ['log', '--first-parent', '--format=%H%x00%s%x00%b%x1e', 'HEAD'])).stdout;
+  const format = ['log', '--first-parent', '--format=%H%x00%s%x00%b%x1e'];
+  // `HEAD` as the base names the checkout it was cut from, which here would be the integration worktree itself.
+  const since = input.base && input.base !== 'HEAD' ? await tryGit(cwd, [...format, `${input.base}..HEAD`]) : undefined;
+  // A base that no longer resolves (its branch deleted since) means the whole history is read instead.
+  const log = since?.ok ? since.stdout : (await tryGit(cwd, [...format, 'HEAD'])).stdout;
   const entries = log
     .split('\x1e')
     .map((entry) => entry.trim().split('\x00'))

@@ -26,6 +26,7 @@ export async function takeBackFailedMerges(batch: BatchParts): Promise<void> {
           integrationPath: repo.integrationPath,
           branch: state.branch!,
           mergeSubject: `Merge ${state.id}: `,
+          base: repo.baseRef,
           message: `Revert ${state.id}: ${place.title} (it failed after its merge broke ${repo.integrationBranch})`,
         },
       ]),

@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 /** A batch repository where each `write` is one task's attempt: its worktree cut from the integration tip, then merged. */
 async function batchRepo() {
   const repo = makeGitRepo();
-  const { integrationPath } = await prepareBatchRepo({ repo, batchId: 'b' });
+  const { integrationPath, baseRef } = await prepareBatchRepo({ repo, batchId: 'b' });
   const attempt = async (taskId: string, files: Record<string, string>) => {
     const [worktree] = await cutTaskWorktrees(repo, 'b', [taskId]);
     for (const [file, content] of Object.entries(files)) writeFileSync(path.join(worktree.path, file), content);
@@ -20,8 +20,14 @@ async function batchRepo() {
     const result = await integrateTasks({ repo, batchId: 'b', integrationPath, tasks: [task], prepare: [] });
     expect(result.merged).toEqual([taskId]);
   };
-  const revert = (taskId: string) =>
-    revertTaskMerges({ integrationPath, branch: branchFor('b', taskId), mergeSubject: `Merge ${taskId}: `, message: `Revert ${taskId}` });
+  const revert = (taskId: string, base = baseRef) =>
+    revertTaskMerges({
+      integrationPath,
+      branch: branchFor('b', taskId),
+      mergeSubject: `Merge ${taskId}: `,
+      message: `Revert ${taskId}`,
+      base,
+    });
   const onIntegration = (file: string) => fileOnBranch(repo, branchFor('b', 'integration'), file);
   const head = () => execFileSync('git', ['rev-parse', 'HEAD'], { cwd: integrationPath, encoding: 'utf8' }).trim();
   return { attempt, revert, onIntegration, head };
@@ -39,8 +45,17 @@ test("a failed task's merges, its correction round's too, come out of the integr
   expect(result.reverted).toHaveLength(2);
   expect([onIntegration('a.txt'), onIntegration('z.txt')]).toEqual(['a\n', 'z\n']);
   expect([onIntegration('w.txt'), onIntegration('w2.txt')]).toEqual([undefined, undefined]);
-  // Asked again (a retried activity), it finds nothing left to take back.
+  // Asked again (a retried activity), it finds nothing left to take back, whether it reads from the base or, the base
+  // gone, the whole history.
   expect(await revert('w')).toEqual({ reverted: [] });
+  expect(await revert('w', 'no-such-branch')).toEqual({ reverted: [] });
+});
+
+test('with its base gone, the whole history is read: the merges are still found', async () => {
+  const { attempt, revert, onIntegration } = await batchRepo();
+  await attempt('w', { 'w.txt': 'w\n' });
+  expect((await revert('w', 'no-such-branch')).reverted).toHaveLength(1);
+  expect(onIntegration('w.txt')).toBeUndefined();
 });
 
 test('a revert that conflicts with a later merge leaves the integration branch as it was, and says so', async () => {
