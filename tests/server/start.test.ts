@@ -10,7 +10,7 @@ import { SEARCH_ATTRIBUTES } from '../../src/shared/constants.js';
 import { startFakeMessagesApi, type FakeMessagesApi } from '../support/fake-messages-api.js';
 import { chunkFiles, largeOutputSession } from '../support/sessions.js';
 import { freePort } from '../support/free-port.js';
-import { reapOnExit } from '../support/reap-on-exit.js';
+import { killNow, reapOnExit } from '../support/reap-on-exit.js';
 import { modelEnv, uniqueName } from '../support/temporal.js';
 import { makeWorkspace } from '../support/workspace.js';
 
@@ -45,7 +45,7 @@ async function npmStart(env: NodeJS.ProcessEnv, ready: string): Promise<Started>
   const deadline = Date.now() + 60_000;
   while (!output.includes(ready)) {
     if (child.exitCode !== null || Date.now() > deadline) {
-      if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
+      killNow(child);
       throw new Error(`npm start did not get ready:\n${output}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));

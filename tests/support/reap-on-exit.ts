@@ -9,19 +9,18 @@ const running = new Map<ChildProcess, boolean>();
  * port. Free of vitest, like the spawn helpers that use it.
  */
 export function reapOnExit<T extends ChildProcess>(child: T, { group = false }: { group?: boolean } = {}): T {
-  if (running.size === 0) process.once('exit', killRunning);
+  if (running.size === 0) process.once('exit', () => [...running.keys()].forEach(killNow));
   running.set(child, group);
   child.once('exit', () => running.delete(child));
   return child;
 }
 
-function killRunning(): void {
-  for (const [child, group] of running) {
-    try {
-      if (group) process.kill(-child.pid!, 'SIGKILL');
-      else child.kill('SIGKILL');
-    } catch {
-      // Gone already.
-    }
+/** SIGKILL for a child `reapOnExit` holds, now: its whole process group if it leads one. Gone already is fine. */
+export function killNow(child: ChildProcess): void {
+  try {
+    if (running.get(child)) process.kill(-child.pid!, 'SIGKILL');
+    else child.kill('SIGKILL');
+  } catch {
+    // Gone already.
   }
 }

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { reapOnExit } from './reap-on-exit.js';
+import { killNow, reapOnExit } from './reap-on-exit.js';
 
 export interface WorkerProcess {
   child: ChildProcess;
@@ -32,7 +32,7 @@ export async function startWorkerProcess(
   const deadline = Date.now() + startTimeoutMs;
   while (!output.includes('codeloop worker on')) {
     if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill('SIGKILL');
+      killNow(child);
       throw new Error(`worker did not start:\n${output}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
